@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Modules and their one-way dependencies are described in docs/architecture.md.
+let package = Package(
+    name: "health-warehouse",
+    products: [
+        .executable(name: "health-warehouse", targets: ["health-warehouse"]),
+    ],
+    targets: [
+        // C libraries from Debian, reached through system-library targets or small shims.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
+
+        // Migrations live at the top of the repository and are compiled into the binary.
+        .executableTarget(name: "EmbedMigrationsTool"),
+        .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
+
+        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HealthPayload"),
+        .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "CCrypto"],
+                plugins: ["EmbedMigrations"]),
+        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload"]),
+        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "CZlib"]),
+        .executableTarget(name: "health-warehouse",
+                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer"]),
+
+        // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
+        .target(name: "TestSupport", dependencies: ["Postgres", "Warehouse"], path: "Tests/TestSupport"),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
+        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "TestSupport"]),
+        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+// Backlog: placeholder until its issue lands.

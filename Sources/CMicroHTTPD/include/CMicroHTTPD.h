@@ -1,0 +1,4 @@
+#ifndef CMICROHTTPD_H
+#define CMICROHTTPD_H
+#include <microhttpd.h>
+#endif

@@ -1,0 +1,1 @@
+// HealthPayload: placeholder until its issue lands.

@@ -1,0 +1,137 @@
+import CLibPQ
+
+/// An error from libpq or the server, with the server's diagnostic fields when there are any.
+///
+/// `description` is safe to log: it never holds the connection string, a password or a
+/// parameter value. The server's detail, hint and context (which can quote values) are kept
+/// apart and shown only by `debugDescription`.
+public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringConvertible, Sendable {
+    /// What went wrong, in broad strokes; decides how callers react.
+    public enum Kind: Sendable, Equatable {
+        /// The connection could not be opened.
+        case connectionFailed
+        /// An open connection broke (server gone, socket closed).
+        case connectionLost
+        /// The server rejected a statement; `sqlState` says why.
+        case server
+        /// A result could not be read as the type asked for.
+        case decoding
+        /// The pool had no connection to give within its wait limit.
+        case poolTimeout
+        /// The pool was closed.
+        case poolClosed
+    }
+
+    public var kind: Kind
+    /// Five-character SQLSTATE (`23505` for a unique violation), when the server sent one.
+    public var sqlState: String?
+    /// The primary message.
+    public var message: String
+    /// The server's DETAIL, which may quote values: never logged.
+    public var detail: String?
+    /// The server's HINT.
+    public var hint: String?
+    /// The server's CONTEXT (where in a function it failed), which may quote values.
+    public var context: String?
+    /// The constraint involved, for integrity errors.
+    public var constraint: String?
+
+    public init(kind: Kind, sqlState: String? = nil, message: String, detail: String? = nil,
+                hint: String? = nil, context: String? = nil, constraint: String? = nil) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.message = message
+        self.detail = detail
+        self.hint = hint
+        self.context = context
+        self.constraint = constraint
+    }
+
+    /// True when the database itself is the trouble (down, full, read-only, overloaded, a
+    /// serialization failure): the request may succeed later as it is.
+    public var isTransient: Bool {
+        switch kind {
+        case .connectionFailed, .connectionLost, .poolTimeout, .poolClosed: return true
+        case .decoding: return false
+        case .server:
+            guard let state = sqlState else { return false }
+            // 08 connection, 40 rollback (serialization, deadlock), 53 insufficient resources
+            // (disk full, out of memory, too many connections), 57 operator intervention
+            // (shutdown, cancel), 58 system error (I/O), 25006 read-only transaction.
+            return ["08", "40", "53", "57", "58"].contains(String(state.prefix(2))) || state == "25006"
+        }
+    }
+
+    public var description: String {
+        var text: String
+        switch kind {
+        case .connectionFailed: text = "cannot connect to PostgreSQL: "
+        case .connectionLost: text = "lost the connection to PostgreSQL: "
+        case .server: text = "PostgreSQL error"
+        case .decoding: text = "cannot read a PostgreSQL result: "
+        case .poolTimeout: text = "no database connection free: "
+        case .poolClosed: text = "the database pool is closed: "
+        }
+        if kind == .server {
+            text += sqlState.map { " \($0): " } ?? ": "
+            text += Self.redactingQuotedValues(message, sqlState: sqlState)
+        } else {
+            text += message
+        }
+        if let hint { text += " (hint: \(hint))" }
+        return text
+    }
+
+    public var debugDescription: String {
+        var text = description
+        if let detail { text += "\nDETAIL: \(detail)" }
+        if let context { text += "\nCONTEXT: \(context)" }
+        return text
+    }
+
+    /// Data and integrity errors (classes 22 and 23) quote the offending value in their
+    /// primary message, e.g. `invalid input syntax for type uuid: "…"`; keep the shape, drop
+    /// the value.
+    static func redactingQuotedValues(_ message: String, sqlState: String?) -> String {
+        guard let state = sqlState, state.hasPrefix("22") || state.hasPrefix("23") else { return message }
+        var out = ""
+        var inQuote = false
+        for ch in message {
+            if ch == "\"" {
+                out.append(inQuote ? "…\"" : "\"")
+                inQuote.toggle()
+            } else if !inQuote {
+                out.append(ch)
+            }
+        }
+        return out
+    }
+
+    /// Reads the diagnostic fields of a failed result.
+    init(result: OpaquePointer, connectionOK: Bool) {
+        func field(_ code: Int32) -> String? {
+            guard let p = PQresultErrorField(result, code) else { return nil }
+            return String(cString: p)
+        }
+        let state = field(CLibPQ_DIAG_SQLSTATE)
+        var primary = field(CLibPQ_DIAG_MESSAGE_PRIMARY)
+        if primary == nil, let p = PQresultErrorMessage(result) {
+            primary = String(cString: p).trimmingTrailingNewlines()
+        }
+        self.init(kind: connectionOK ? .server : .connectionLost,
+                  sqlState: state,
+                  message: primary ?? "unknown error",
+                  detail: field(CLibPQ_DIAG_MESSAGE_DETAIL),
+                  hint: field(CLibPQ_DIAG_MESSAGE_HINT),
+                  context: field(CLibPQ_DIAG_CONTEXT),
+                  constraint: field(CLibPQ_DIAG_CONSTRAINT_NAME))
+    }
+}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var s = Substring(self)
+        while let last = s.last, last == "\n" || last == "\r" || last == " " { s = s.dropLast() }
+        return String(s)
+    }
+}

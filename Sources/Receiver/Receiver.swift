@@ -1,0 +1,1 @@
+// Receiver: placeholder until its issue lands.

@@ -1,0 +1,54 @@
+import CCrypto
+
+/// SHA-256 through libcrypto (Linux has no CryptoKit; never hand-roll a hash).
+public struct SHA256: ~Copyable {
+    private let context: OpaquePointer
+
+    public init() {
+        context = EVP_MD_CTX_new()
+        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+    }
+
+    deinit { EVP_MD_CTX_free(context) }
+
+    /// Adds bytes to the hash.
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        EVP_DigestUpdate(context, base, bytes.count)
+    }
+
+    /// Adds bytes to the hash.
+    public mutating func update(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The 32-byte digest; the hash is finished afterwards.
+    public consuming func finalize() -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        digest.withUnsafeMutableBufferPointer { _ = EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
+        return digest
+    }
+
+    /// The digest of `bytes`.
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var h = SHA256()
+        h.update(bytes)
+        return h.finalize()
+    }
+
+    /// The digest of `bytes` as 64 lowercase hex characters.
+    public static func hex(_ bytes: [UInt8]) -> String { hexString(hash(bytes)) }
+
+    /// Bytes as lowercase hex.
+    public static func hexString(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
