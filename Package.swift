@@ -28,6 +28,11 @@ let package = Package(
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer"]),
 
+        // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
+        .executableTarget(name: "health-warehouse-bench",
+                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "TestSupport"],
+                          path: "Sources/Benchmarks"),
+
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
         .target(name: "TestSupport", dependencies: ["Postgres", "Warehouse"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),

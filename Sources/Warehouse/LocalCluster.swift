@@ -11,7 +11,8 @@ public final class LocalCluster: @unchecked Sendable {
     public let socketDirectory: URL
     /// The server log.
     public let logFile: URL
-    let binaries: ServerBinaries
+    /// The server programs this cluster runs.
+    public let binaries: ServerBinaries
 
     /// The superuser name made by `initdb`; connections use it with trust authentication
     /// over the socket (or loopback TCP), which only this machine can reach.

@@ -1,0 +1,4 @@
+/// The ingest section of the benchmark; see docs/benchmarks.md.
+func runIngestBenchmark(_ arguments: [String]) throws {
+    throw BenchmarkError.notBuilt("ingest")
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+// health-warehouse-bench SECTION [options]: each section prints its figures next to a
+// baseline measured in the same run. Run in release mode:
+//   swift run -c release health-warehouse-bench receiver
+let usage = """
+    usage: health-warehouse-bench receiver|views|ingest [options]
+      receiver  1000-sample JSON and CSV batches over HTTP vs the same SQL without HTTP
+      views     per-day views at ~10M samples vs plain views over the samples
+      ingest    a generated backlog through `ingest` vs COPY of the same rows
+    """
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let section = arguments.first else {
+    FileHandle.standardError.write(Data((usage + "\n").utf8))
+    exit(64)
+}
+let rest = Array(arguments.dropFirst())
+do {
+    switch section {
+    case "receiver": try runReceiverBenchmark(rest)
+    case "views": try runViewsBenchmark(rest)
+    case "ingest": try runIngestBenchmark(rest)
+    default:
+        FileHandle.standardError.write(Data("error: unknown section \(section)\n\(usage)\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+    exit(1)
+}

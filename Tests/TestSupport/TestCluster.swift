@@ -1,0 +1,142 @@
+import Foundation
+import Postgres
+import Synchronization
+import Warehouse
+
+/// A throwaway PostgreSQL cluster in a temporary folder, for tests.
+///
+/// Socket only, fsync off. A watchdog process stops and removes it if the test process dies
+/// without cleaning up; a normal exit stops and removes it too.
+public final class TestCluster: @unchecked Sendable {
+    public let cluster: LocalCluster
+    public let root: URL
+    public let port = 5432
+    private let templateName = "health_template"
+    private let lock = NSLock()
+    private var counter = 0
+    private var running = false
+
+    /// Creates, starts and migrates a new cluster.
+    public init() throws {
+        let base = URL(fileURLWithPath: NSTemporaryDirectory())
+        var template = Array(base.appendingPathComponent("hw-test-XXXXXX").path.utf8CString)
+        guard let made = mkdtemp(&template) else { throw ClusterError.notStarted(logFile: "mkdtemp failed") }
+        root = URL(fileURLWithPath: String(cString: made))
+        cluster = LocalCluster(dataDirectory: root.appendingPathComponent("data"),
+                               socketDirectory: root.appendingPathComponent("socket"),
+                               logFile: root.appendingPathComponent("server.log"),
+                               binaries: try ServerBinaries.locate())
+        if geteuid() == 0, let pw = getpwnam(LocalCluster.superuser) {
+            chown(root.path, pw.pointee.pw_uid, pw.pointee.pw_gid)
+        }
+        try cluster.initialize()
+        startWatchdog()
+        try start()
+        try migrateTemplate()
+    }
+
+    /// Starts the server (again, after `stop` or `kill`).
+    public func start() throws {
+        try cluster.start(port: port, listenAddresses: "", settings: [
+            "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+            "max_connections": "300", "log_min_messages": "warning",
+        ])
+        lock.withLock { running = true }
+    }
+
+    /// Stops the server (fast shutdown).
+    public func stop() throws {
+        try cluster.stop()
+        lock.withLock { running = false }
+    }
+
+    /// Kills the postmaster with SIGKILL, as a crash would; `start` recovers.
+    public func kill() throws {
+        guard let server = cluster.runningServer() else { return }
+        Foundation.kill(server.pid, SIGKILL)
+        // Children notice the postmaster is gone and exit; wait for the pid file's server to go.
+        for _ in 0..<200 where Foundation.kill(server.pid, 0) == 0 { usleep(20_000) }
+        // Orphaned backends hold the shared memory; give them a moment to exit.
+        usleep(300_000)
+        lock.withLock { running = false }
+    }
+
+    /// The libpq connection string of a database of this cluster.
+    public func connectionString(database: String) -> String {
+        cluster.connectionString(database: database, port: port)
+    }
+
+    /// A new database made from the migrated template.
+    public func freshDatabase(label: String = "test") throws -> TestDatabase {
+        let name: String = lock.withLock {
+            counter += 1
+            return "t\(counter)_" + label.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30)
+        }
+        let admin = try PostgresConnection(connectionString: connectionString(database: "postgres"))
+        defer { admin.close() }
+        // CREATE DATABASE cannot take parameters; the name is made above from letters and digits only.
+        try admin.query("CREATE DATABASE \(name) TEMPLATE \(templateName)")
+        return TestDatabase(name: name, connectionString: connectionString(database: name), cluster: self)
+    }
+
+    /// Stops the server and removes every file.
+    public func destroy() {
+        if lock.withLock({ running }) { try? cluster.stop(mode: "immediate") }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private func migrateTemplate() throws {
+        let admin = try PostgresConnection(connectionString: connectionString(database: "postgres"))
+        try admin.query("CREATE DATABASE \(templateName)")
+        admin.close()
+        let connection = try PostgresConnection(connectionString: connectionString(database: templateName))
+        defer { connection.close() }
+        try Migrator().migrate(connection)
+    }
+
+    /// A shell that outlives us: when this process is gone, it stops the server and removes
+    /// the folder, so a crashed test run leaves nothing behind.
+    private func startWatchdog() {
+        let pgctl = cluster.binaries.directory.appendingPathComponent("pg_ctl").path
+        let asServerUser = geteuid() == 0 ? "/usr/sbin/runuser -u \(LocalCluster.superuser) -- " : ""
+        let script = """
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
+            \(asServerUser)\(pgctl) -D '\(cluster.dataDirectory.path)' -m immediate stop >/dev/null 2>&1
+            rm -rf '\(root.path)'
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+    }
+}
+
+/// One database for one test.
+public struct TestDatabase: Sendable {
+    public let name: String
+    public let connectionString: String
+    public let cluster: TestCluster?
+
+    /// Opens a new connection to this database.
+    public func connect() throws -> PostgresConnection {
+        try PostgresConnection(connectionString: connectionString)
+    }
+
+    /// Runs one statement on a short-lived connection and returns its rows.
+    @discardableResult
+    public func query(_ sql: String, _ parameters: [(any PostgresBindable)?] = []) throws -> PostgresRows {
+        let connection = try connect()
+        defer { connection.close() }
+        return try connection.query(sql, parameters)
+    }
+
+    /// The first column of the first row, decoded.
+    public func scalar<T: PostgresDecodable>(_ sql: String, _ parameters: [(any PostgresBindable)?] = [], as type: T.Type = T.self) throws -> T? {
+        let rows = try query(sql, parameters)
+        guard let first = rows.first else { return nil }
+        return try first.decodeIfPresent(0, as: type)
+    }
+}
