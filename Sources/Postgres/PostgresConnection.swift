@@ -111,6 +111,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Runs `body` inside `BEGIN … COMMIT`; any error thrown rolls back and is rethrown.
+    @discardableResult
     public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try query("BEGIN")
         let value: T

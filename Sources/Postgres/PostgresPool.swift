@@ -27,6 +27,7 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     /// Runs `body` with a connection of the pool.
+    @discardableResult
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let (connection, reused) = try acquire()
         do {
@@ -53,6 +54,7 @@ public final class PostgresPool: @unchecked Sendable {
     }
 
     /// Runs `body` in one transaction on a pooled connection.
+    @discardableResult
     public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try withConnection { try $0.withTransaction(body) }
     }

@@ -49,7 +49,10 @@ public enum ClusterError: Error, CustomStringConvertible {
     }
 }
 
-/// Runs a program and collects its output (stdout and stderr together).
+/// Runs programs with `posix_spawn` and `waitpid`.
+///
+/// Foundation's `Process.waitUntilExit` was seen to hang here when called from a thread of
+/// the Swift concurrency pool, so child processes are handled directly.
 public enum ProcessRunner {
     /// Result of a finished program.
     public struct Result: Sendable {
@@ -57,25 +60,68 @@ public enum ProcessRunner {
         public var output: String
     }
 
-    /// Runs `program` (a path, or a name looked up on `PATH`) to completion.
+    /// Runs `program` (a path, or a name looked up on `PATH`) to completion and returns its
+    /// exit status and its stdout and stderr together.
     @discardableResult
-    public static func run(_ program: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Result {
-        let process = Process()
-        if program.contains("/") {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [program] + arguments
+    public static func run(_ program: String, _ arguments: [String]) throws -> Result {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw ClusterError.commandFailed(command: program, status: -1, output: "pipe failed") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        let pid: pid_t
+        do {
+            pid = try spawn(program, arguments, actions: &actions)
+        } catch {
+            close(fds[0]); close(fds[1])
+            throw error
         }
-        if let environment { process.environment = environment }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+        close(fds[1])
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+            if n > 0 { output.append(contentsOf: buffer[0..<n]) } else if n == 0 || errno != EINTR { break }
+        }
+        close(fds[0])
+        let status = wait(for: pid)
+        return Result(status: status, output: String(decoding: output, as: UTF8.self))
+    }
+
+    /// Starts `program` with stdin, stdout and stderr on /dev/null and does not wait for it.
+    public static func startDetached(_ program: String, _ arguments: [String]) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        _ = try spawn(program, arguments, actions: &actions)
+    }
+
+    private static func spawn(_ program: String, _ arguments: [String], actions: inout posix_spawn_file_actions_t) throws -> pid_t {
+        let argv = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = program.contains("/")
+            ? posix_spawn(&pid, program, &actions, nil, argv, environ)
+            : posix_spawnp(&pid, program, &actions, nil, argv, environ)
+        guard rc == 0 else {
+            throw ClusterError.commandFailed(command: program, status: rc, output: String(cString: strerror(rc)))
+        }
+        return pid
+    }
+
+    /// Waits for a child and returns its exit status (128 + signal when killed).
+    public static func wait(for pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 }

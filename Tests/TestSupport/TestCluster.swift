@@ -104,13 +104,7 @@ public final class TestCluster: @unchecked Sendable {
             \(asServerUser)\(pgctl) -D '\(cluster.dataDirectory.path)' -m immediate stop >/dev/null 2>&1
             rm -rf '\(root.path)'
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
+        try? ProcessRunner.startDetached("/bin/sh", ["-c", script])
     }
 }
 
