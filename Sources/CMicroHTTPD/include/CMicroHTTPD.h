@@ -1,4 +1,53 @@
 #ifndef CMICROHTTPD_H
 #define CMICROHTTPD_H
+
+// Swift-callable shims over libmicrohttpd: what Swift cannot import directly
+// (variadic functions such as MHD_start_daemon and MHD_get_*_info) gets a
+// prefixed, fixed-arity function here. Everything else is used from
+// <microhttpd.h> as is.
+
+#include <stddef.h>
+#include <sys/socket.h>
 #include <microhttpd.h>
+
+/// Starts a daemon with the options HTTPServer uses.
+///
+/// Options passed: MHD_OPTION_EXTERNAL_LOGGER (MHD's messages go to stderr
+/// and the last one is remembered per thread, see CMicroHTTPD_last_error),
+/// MHD_OPTION_SOCK_ADDR, MHD_OPTION_CONNECTION_LIMIT,
+/// MHD_OPTION_CONNECTION_TIMEOUT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+/// MHD_OPTION_NOTIFY_COMPLETED and MHD_OPTION_UNESCAPE_CALLBACK (identity:
+/// the URL path is handed over as sent, not percent-decoded).
+///
+/// On failure returns NULL, stores `errno` as it was right after
+/// MHD_start_daemon returned in `*error_number` (when not NULL), and
+/// CMicroHTTPD_last_error() holds MHD's last message on this thread.
+struct MHD_Daemon *CMicroHTTPD_start_daemon(unsigned int flags,
+                                            const struct sockaddr *bind_addr,
+                                            MHD_AccessHandlerCallback handler,
+                                            void *handler_cls,
+                                            MHD_RequestCompletedCallback completed,
+                                            void *completed_cls,
+                                            unsigned int connection_limit,
+                                            unsigned int connection_timeout_s,
+                                            size_t connection_memory_limit,
+                                            int *error_number);
+
+/// The last message MHD logged on the calling thread ("" when none).
+const char *CMicroHTTPD_last_error(void);
+
+/// Forgets the calling thread's last MHD message.
+void CMicroHTTPD_clear_last_error(void);
+
+/// The port of the daemon's listening socket (the real one when 0 was asked),
+/// or -1 when MHD cannot tell. Wraps variadic MHD_get_daemon_info.
+int CMicroHTTPD_bound_port(struct MHD_Daemon *daemon);
+
+/// Writes the client's IP address as text ("127.0.0.1", "::1"; an
+/// IPv4-mapped IPv6 address is written in its IPv4 form) into `buffer`.
+/// Returns 0 on success, -1 when unknown. Wraps variadic
+/// MHD_get_connection_info.
+int CMicroHTTPD_client_address(struct MHD_Connection *connection,
+                               char *buffer, size_t buffer_size);
+
 #endif

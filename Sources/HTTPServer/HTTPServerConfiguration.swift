@@ -1,0 +1,51 @@
+/// How the HTTP server listens and what it tolerates.
+public struct HTTPServerConfiguration: Sendable {
+    /// Where to listen; default `127.0.0.1:8080`.
+    public var address: ListenAddress
+    /// The largest request body accepted, in bytes; a larger one is answered
+    /// with a bare `413` and never reaches the handler. A `Content-Length`
+    /// over it is refused before the body is read; a chunked body that grows
+    /// past it is drained and refused at its end, or cut (no answer) if it
+    /// runs on for more than max(this, 1 MiB) bytes beyond. Default 4 MiB.
+    public var maxBodyBytes: Int
+    /// How many connections may be open at once; further ones are closed at
+    /// once by libmicrohttpd. Default 64.
+    public var connectionLimit: Int
+    /// Seconds a connection may stay without any traffic before it is cut
+    /// (an idle keep-alive, a stalled upload, a client that never finishes its
+    /// headers). It measures silence, not the total length of a request. Default 30.
+    public var connectionTimeoutSeconds: Int
+    /// libmicrohttpd's memory pool per connection, in bytes: it holds the
+    /// request line, the headers and the read buffer (not the body, which is
+    /// accumulated separately). Headers larger than this are refused by MHD.
+    /// Default 64 KiB.
+    public var perConnectionMemoryLimit: Int
+
+    /// Creates a configuration; every value has the documented default.
+    public init(address: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
+                maxBodyBytes: Int = 4 * 1024 * 1024,
+                connectionLimit: Int = 64,
+                connectionTimeoutSeconds: Int = 30,
+                perConnectionMemoryLimit: Int = 64 * 1024) {
+        self.address = address
+        self.maxBodyBytes = maxBodyBytes
+        self.connectionLimit = connectionLimit
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.perConnectionMemoryLimit = perConnectionMemoryLimit
+    }
+
+    /// Throws `HTTPServerError.Code.invalidConfiguration` naming the first value out of range.
+    func validate() throws(HTTPServerError) {
+        func bad(_ message: String) -> HTTPServerError { HTTPServerError(.invalidConfiguration, message) }
+        guard maxBodyBytes >= 0 else { throw bad("maxBodyBytes must be 0 or more, got \(maxBodyBytes)") }
+        guard connectionLimit >= 1, connectionLimit <= Int(UInt32.max) else {
+            throw bad("connectionLimit must be at least 1, got \(connectionLimit)")
+        }
+        guard connectionTimeoutSeconds >= 1, connectionTimeoutSeconds <= Int(UInt32.max) else {
+            throw bad("connectionTimeoutSeconds must be at least 1, got \(connectionTimeoutSeconds)")
+        }
+        guard perConnectionMemoryLimit >= 4096 else {
+            throw bad("perConnectionMemoryLimit must be at least 4096 bytes, got \(perConnectionMemoryLimit)")
+        }
+    }
+}

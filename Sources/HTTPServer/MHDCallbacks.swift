@@ -1,0 +1,185 @@
+import CMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `@convention(c)` functions libmicrohttpd calls, as static members so
+/// they are non-isolated and capture nothing (ARCHITECTURE.md: a closure
+/// literal in main.swift is main-actor isolated and traps on MHD's threads).
+enum MHDCallbacks {
+    /// The body of the bare 413.
+    static let tooLargeBody = #"{"error":"body too large"}"#
+
+    /// The MHD_AccessHandlerCallback: called once when the headers are in,
+    /// once per piece of body, and once more with `*upload_data_size == 0`
+    /// when the request is complete; that last call runs the handler.
+    static let accessHandler: MHD_AccessHandlerCallback = {
+        cls, connection, url, method, _, uploadData, uploadDataSize, conCls in
+        guard let cls, let connection, let uploadDataSize, let conCls else { return .NO }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+
+        guard let existing = conCls.pointee else {
+            // First call: headers only. The context lives until requestCompleted.
+            let context = RequestContext()
+            conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+            core.requestsInFlight.add(1, ordering: .sequentiallyConsistent)
+            if let announced = contentLength(connection) {
+                if announced > UInt64(core.maxBodyBytes) {
+                    // Refuse before reading: queueing now makes MHD skip the body
+                    // (and the 100-continue) and close after answering.
+                    context.bodyTooLarge = true
+                    context.responded = true
+                    return queue(tooLargeResponse(), on: connection, core: core)
+                }
+                context.body.reserveCapacity(Int(announced))
+            }
+            return .YES
+        }
+        let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+
+        let size = uploadDataSize.pointee
+        if size > 0 {
+            // Always mark everything consumed, even what we drop: MHD calls
+            // again at once with the same data otherwise (spins).
+            uploadDataSize.pointee = 0
+            if context.responded { return .YES }
+            if context.bodyTooLarge || context.body.count + size > core.maxBodyBytes {
+                if !context.bodyTooLarge {
+                    context.bodyTooLarge = true
+                    context.body = []
+                }
+                // MHD 0.9.75 accepts a response only before the body or after
+                // all of it (MHD_queue_response returns MHD_NO mid-body, seen
+                // in tests), so the rest is drained, not stored, and the 413
+                // goes out at the end. A client still sending after
+                // max(cap, 1 MiB) more bytes is cut rather than drained forever.
+                context.discardedBytes += size
+                return context.discardedBytes > max(core.maxBodyBytes, 1 << 20) ? .NO : .YES
+            }
+            if let uploadData {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
+                    context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                }
+            }
+            return .YES
+        }
+
+        // Last call: the whole request is in.
+        if context.responded { return .YES }
+        context.responded = true
+        if context.bodyTooLarge {
+            return queue(tooLargeResponse(), on: connection, core: core)
+        }
+        var body: [UInt8] = []
+        swap(&body, &context.body)
+        let request = HTTPRequest(
+            method: method.map { String(cString: $0) } ?? "",
+            path: url.map { String(cString: $0) } ?? "",
+            headers: requestHeaders(connection),
+            body: body,
+            remoteAddress: clientAddress(connection))
+        let response = core.handler(request)
+        return queue(response, on: connection, core: core)
+    }
+
+    /// The MHD_RequestCompletedCallback: called for every request that reached
+    /// the access handler, however it ended (answered, timed out, aborted,
+    /// daemon shutdown); frees the request's context.
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+        guard let cls, let conCls, let raw = conCls.pointee else { return }
+        conCls.pointee = nil
+        Unmanaged<RequestContext>.fromOpaque(raw).release()
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        core.requestsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// The MHD_KeyValueIterator collecting header fields into a `HeaderCollector`.
+    static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
+        guard let cls, let key else { return .YES }
+        let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
+        collector.fields.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+        return .YES
+    }
+
+    /// The 413 for a body over the cap: bare (no `Retry-After`), JSON body.
+    static func tooLargeResponse() -> HTTPResponse {
+        HTTPResponse.json(status: 413, tooLargeBody)
+    }
+
+    /// The `Content-Length` the client announced, when present and numeric.
+    static func contentLength(_ connection: OpaquePointer) -> UInt64? {
+        guard let raw = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length") else {
+            return nil
+        }
+        let text = trimmingSpaces(String(cString: raw))
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        // Digits that overflow UInt64 are certainly over any cap.
+        return UInt64(text) ?? UInt64.max
+    }
+
+    /// The request's header fields in arrival order.
+    static func requestHeaders(_ connection: OpaquePointer) -> HTTPHeaders {
+        let collector = HeaderCollector()
+        let unmanaged = Unmanaged.passRetained(collector)
+        defer { unmanaged.release() }
+        _ = MHD_get_connection_values(connection, .HEADER_KIND, collectHeader, unmanaged.toOpaque())
+        return HTTPHeaders(collector.fields)
+    }
+
+    /// The client's IP address as text, or "" when MHD cannot tell.
+    static func clientAddress(_ connection: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard CMicroHTTPD_client_address(connection, &buffer, buffer.count) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Copies `response` into MHD and queues it; an invalid response (a handler
+    /// bug) becomes a 500 so nothing malformed reaches the wire.
+    static func queue(_ response: HTTPResponse, on connection: OpaquePointer, core: ServerCore) -> MHD_Result {
+        var response = response
+        if let problem = response.problem {
+            logLine("http.invalid_response reason=\(problem)")
+            response = HTTPResponse.json(status: 500, #"{"error":"internal error"}"#)
+        }
+        let created: OpaquePointer? = response.body.withUnsafeBytes { bytes in
+            // MUST_COPY: MHD owns its copy; our array may go away before sending.
+            MHD_create_response_from_buffer(bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress),
+                                            .RESPMEM_MUST_COPY)
+        }
+        guard let mhdResponse = created else { return .NO }
+        defer { MHD_destroy_response(mhdResponse) }
+        for field in response.headers where !HTTPResponse.isSetByMHD(field.name) {
+            guard MHD_add_response_header(mhdResponse, field.name, field.value) == .YES else {
+                logLine("http.header_rejected")
+                return .NO
+            }
+        }
+        if core.stopping.load(ordering: .sequentiallyConsistent) {
+            // Shutting down: don't invite the client to reuse this connection.
+            _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+        }
+        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    }
+
+    /// One line on stderr; never request data.
+    static func logLine(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// Receives header fields from `MHD_get_connection_values`.
+    final class HeaderCollector {
+        /// The fields collected so far.
+        var fields: [(name: String, value: String)] = []
+    }
+
+    /// `text` without leading and trailing spaces and tabs.
+    static func trimmingSpaces(_ text: String) -> String {
+        var utf8 = Substring(text).utf8
+        while let first = utf8.first, first == 0x20 || first == 0x09 { utf8 = utf8.dropFirst() }
+        while let last = utf8.last, last == 0x20 || last == 0x09 { utf8 = utf8.dropLast() }
+        return String(Substring(utf8))
+    }
+}

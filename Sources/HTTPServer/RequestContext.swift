@@ -1,0 +1,13 @@
+/// Per-request state kept in MHD's `*con_cls` from the first access-handler
+/// call until the completed callback releases it. Only the connection's own
+/// MHD thread touches it, one call at a time.
+final class RequestContext {
+    /// The body received so far.
+    var body: [UInt8] = []
+    /// The body went (or was announced) over the cap: bytes are discarded, the answer is 413.
+    var bodyTooLarge = false
+    /// Bytes thrown away after the body went over the cap.
+    var discardedBytes = 0
+    /// A response has been queued; later calls only drain.
+    var responded = false
+}
