@@ -32,13 +32,14 @@ public final class LocalCluster: @unchecked Sendable {
         FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path)
     }
 
-    /// Makes the data folder with `initdb` (UTF-8, C locale, trust authentication).
-    public func initialize() throws {
+    /// Makes the data folder with `initdb` (UTF-8, C locale). Authentication is `trust`
+    /// unless `extraArguments` say otherwise (`--auth-host=…`).
+    public func initialize(extraArguments: [String] = ["-A", "trust"]) throws {
         try makeDirectoryForServer(dataDirectory, mode: 0o700)
         try makeDirectoryForServer(socketDirectory, mode: 0o700)
         try makeFileForServer(logFile)
-        try runServerProgram("initdb", ["-D", dataDirectory.path, "-U", Self.superuser, "-A", "trust",
-                                        "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"])
+        try runServerProgram("initdb", ["-D", dataDirectory.path, "-U", Self.superuser,
+                                        "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"] + extraArguments)
     }
 
     /// Starts the server and waits until it accepts connections.

@@ -107,10 +107,25 @@ public enum ProcessRunner {
     private static func spawn(_ program: String, _ arguments: [String], actions: inout posix_spawn_file_actions_t) throws -> pid_t {
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
+        // The CLI blocks SIGINT and SIGTERM to wait for them on a thread of its own; a child
+        // (pg_ctl, and the server it starts) must get them back, or it could not be stopped.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGINT)
+        sigaddset(&defaults, SIGTERM)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let rc = program.contains("/")
-            ? posix_spawn(&pid, program, &actions, nil, argv, environ)
-            : posix_spawnp(&pid, program, &actions, nil, argv, environ)
+            ? posix_spawn(&pid, program, &actions, &attributes, argv, environ)
+            : posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
         guard rc == 0 else {
             throw ClusterError.commandFailed(command: program, status: rc, output: String(cString: strerror(rc)))
         }
