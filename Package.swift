@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "TestSupport"]),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "TestSupport", "health-warehouse"]),
     ],
     swiftLanguageModes: [.v6]
 )

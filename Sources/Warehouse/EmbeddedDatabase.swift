@@ -55,11 +55,20 @@ public final class EmbeddedDatabase: @unchecked Sendable {
         if !cluster.isInitialized {
             try initialize()
         }
-        let chosen = try choosePort()
-        try cluster.start(port: chosen, listenAddresses: "127.0.0.1")
-        startedHere = true
-        port = chosen
-        return session(port: chosen, startedHere: true)
+        // Another program may take the port between choosing and starting: try again.
+        var attempt = 0
+        while true {
+            let chosen = try choosePort()
+            do {
+                try cluster.start(port: chosen, listenAddresses: "127.0.0.1")
+            } catch where attempt < 5 && !Self.isFree(port: chosen) {
+                attempt += 1
+                continue
+            }
+            startedHere = true
+            port = chosen
+            return session(port: chosen, startedHere: true)
+        }
     }
 
     /// Stops the server if this process started it.

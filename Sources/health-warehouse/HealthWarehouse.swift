@@ -36,7 +36,11 @@ enum HealthWarehouse {
         // --parse-only checks a command line without running it (used to test compose.yaml).
         let parseOnly = arguments.first == "--parse-only"
         if parseOnly { arguments.removeFirst() }
-        exit(run(arguments, parseOnly: parseOnly))
+        let status = run(arguments, parseOnly: parseOnly)
+        // A signal arrived: its thread is cleaning up (stopping the embedded cluster) and
+        // exits with 128 + the signal; the work just failed because of that, so wait for it.
+        while Shutdown.shared.isExiting { sleep(1) }
+        exit(status)
     }
 
     static func run(_ arguments: [String], parseOnly: Bool) -> Int32 {

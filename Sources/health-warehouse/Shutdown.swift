@@ -40,6 +40,10 @@ final class Shutdown: Sendable {
     /// True once SIGINT or SIGTERM arrived.
     var isRequested: Bool { signalled.load(ordering: .relaxed) != 0 }
 
+    /// True while the signal thread cleans up before exiting.
+    var isExiting: Bool { exiting.load(ordering: .relaxed) }
+    private let exiting = Atomic<Bool>(false)
+
     /// Runs `action` before the process exits on a signal.
     func onExit(_ action: @escaping @Sendable () -> Void) {
         exitActions.withLock { $0.append(action) }
@@ -57,6 +61,7 @@ final class Shutdown: Sendable {
             return
         }
         // A second signal, or no handler: clean up and leave now.
+        exiting.store(true, ordering: .relaxed)
         let actions = exitActions.withLock { $0 }
         actions.forEach { $0() }
         exit(128 + signal)

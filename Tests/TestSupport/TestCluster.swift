@@ -67,7 +67,8 @@ public final class TestCluster: @unchecked Sendable {
     }
 
     /// A new database made from the migrated template.
-    public func freshDatabase(label: String = "test") throws -> TestDatabase {
+    /// `migrated: false` gives an empty database instead.
+    public func freshDatabase(label: String = "test", migrated: Bool = true) throws -> TestDatabase {
         let name: String = lock.withLock {
             counter += 1
             return "t\(counter)_" + label.lowercased().filter { $0.isLetter || $0.isNumber }.prefix(30)
@@ -75,7 +76,7 @@ public final class TestCluster: @unchecked Sendable {
         let admin = try PostgresConnection(connectionString: connectionString(database: "postgres"))
         defer { admin.close() }
         // CREATE DATABASE cannot take parameters; the name is made above from letters and digits only.
-        try admin.query("CREATE DATABASE \(name) TEMPLATE \(templateName)")
+        try admin.query("CREATE DATABASE \(name) TEMPLATE \(migrated ? templateName : "template0")")
         return TestDatabase(name: name, connectionString: connectionString(database: name), cluster: self)
     }
 

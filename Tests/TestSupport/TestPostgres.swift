@@ -28,11 +28,12 @@ public enum TestPostgres {
 
     /// Gives `body` a new, fully migrated database of its own. When `body` throws, the
     /// server log's path is printed and the log kept after the run.
-    public static func withDatabase<T>(label: String = #function, _ body: (TestDatabase) throws -> T) throws -> T {
+    /// `migrated: false` gives an empty database instead.
+    public static func withDatabase<T>(label: String = #function, migrated: Bool = true, _ body: (TestDatabase) throws -> T) throws -> T {
         let database: TestDatabase
         switch try shared.get() {
-        case .cluster(let cluster): database = try cluster.freshDatabase(label: label)
-        case .external(let server): database = try server.freshDatabase(label: label)
+        case .cluster(let cluster): database = try cluster.freshDatabase(label: label, migrated: migrated)
+        case .external(let server): database = try server.freshDatabase(label: label, migrated: migrated)
         }
         do {
             return try body(database)
@@ -80,7 +81,7 @@ final class ExternalServer: @unchecked Sendable {
         try Migrator().migrate(template)
     }
 
-    func freshDatabase(label: String) throws -> TestDatabase {
+    func freshDatabase(label: String, migrated: Bool) throws -> TestDatabase {
         let name: String = lock.withLock {
             counter += 1
             let n = "\(prefix)\(counter)"
@@ -89,7 +90,7 @@ final class ExternalServer: @unchecked Sendable {
         }
         let admin = try PostgresConnection(connectionString: connectionString)
         defer { admin.close() }
-        try admin.query("CREATE DATABASE \(name) TEMPLATE \(prefix)template")
+        try admin.query("CREATE DATABASE \(name) TEMPLATE \(migrated ? prefix + "template" : "template0")")
         return TestDatabase(name: name, connectionString: Self.with(connectionString, database: name), cluster: nil)
     }
 

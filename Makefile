@@ -1,0 +1,22 @@
+# The two set-up commands of the README:
+#   make run    install what is missing, build, and start the receiver on an embedded PostgreSQL
+#   make test   install what is missing and run the whole test suite
+.PHONY: deps build run test bench
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	swift build -c release --product health-warehouse
+
+run: build
+	.build/release/health-warehouse serve $(ARGS)
+
+# The CLI tests run the built binary, so build everything first.
+test: deps
+	swift build --build-tests
+	swift test --skip-build
+
+bench: deps
+	swift build -c release --product health-warehouse --product health-warehouse-bench
+	.build/release/health-warehouse-bench receiver
