@@ -55,10 +55,11 @@ public struct TokenStore: Sendable {
         }
     }
 
-    /// True when at least one live token exists: then every request needs one.
-    public func anyLive() throws -> Bool {
+    /// True once any token was minted, even if since revoked: from then on every request
+    /// needs a live one. (Revoking the last token must not open the receiver to anyone.)
+    public func anyMinted() throws -> Bool {
         try pool.withConnection { conn in
-            try conn.query("SELECT EXISTS (SELECT 1 FROM health_store.tokens WHERE revoked_at IS NULL)").first!.decode(0)
+            try conn.query("SELECT EXISTS (SELECT 1 FROM health_store.tokens)").first!.decode(0)
         }
     }
 

@@ -1,12 +1,108 @@
-/// `health-warehouse serve`: not built yet.
+import Dispatch
+import Foundation
+import HTTPServer
+import Postgres
+import Receiver
+import Warehouse
+
+/// `health-warehouse serve`
 struct ServeCommand: Command {
     static let name = "serve"
     static let summary = "receive healthd batches over HTTP (migrates first)"
-    static let help = "usage: health-warehouse serve (not built yet)"
+    static let help = """
+        usage: health-warehouse serve [options] [database options]
 
-    init(arguments: [String]) throws {}
+        Receives healthd v1 batches (JSON or CSV) by POST on any path and stores them, one
+        transaction per batch. GET /healthz answers 200 while the database does; GET /stats
+        gives the caller's counts. Runs pending migrations first. Stops cleanly on SIGTERM or
+        SIGINT: stops accepting, finishes batches in flight, exits 0.
+
+          --listen HOST:PORT     address to listen on (default 127.0.0.1:8080; 0.0.0.0:8080
+                                 or [::]:8080 to accept the phone from the network)
+          --auth-header NAME     header carrying the credential (default Authorization, whose
+                                 value must be `Bearer <token>`; with another name the whole
+                                 value is the token)
+          --max-body SIZE        largest body accepted, e.g. 4MiB (default); larger gets 413
+          --pool-size N          database connections (default 8)
+          --connection-limit N   HTTP connections at once (default 64)
+          --timeout SECONDS      idle HTTP connections are cut after this (default 60)
+          --insecure-no-auth     allow a non-loopback address with no token minted (every
+                                 batch then belongs to person `default`)
+
+        Tokens: `health-warehouse token create --person NAME`. Once one exists, every request
+        needs one. A 401 is not retried by the app: that batch is lost until exported again.
+
+        \(DatabaseOptions.help)
+        """
+
+    var address: ListenAddress
+    var authHeader: String
+    var maxBody: Int
+    var poolSize: Int
+    var connectionLimit: Int
+    var timeout: Int
+    var insecureNoAuth: Bool
+    var database: DatabaseOptions
+
+    init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["insecure-no-auth"],
+                                         options: DatabaseOptions.optionNames.union(["listen", "auth-header", "max-body", "pool-size",
+                                                                                     "connection-limit", "timeout"]))
+        guard parsed.positionals.isEmpty else {
+            throw UsageError(message: "serve takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
+        }
+        do {
+            address = try ListenAddress.parse(parsed.value("listen") ?? "127.0.0.1:8080")
+        } catch {
+            throw UsageError(message: "--listen: \(error)", command: Self.name)
+        }
+        authHeader = parsed.value("auth-header") ?? "Authorization"
+        guard !authHeader.isEmpty, authHeader.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) else {
+            throw UsageError(message: "--auth-header must be a header name such as Authorization or X-Token", command: Self.name)
+        }
+        let maxBodyText = parsed.value("max-body") ?? "4MiB"
+        guard let size = ByteSize.parse(maxBodyText), size >= 1024, size <= 1 << 30 else {
+            throw UsageError(message: "--max-body must be a size from 1KiB to 1GiB such as 4MiB, got \"\(maxBodyText)\"", command: Self.name)
+        }
+        maxBody = size
+        poolSize = try parsed.integer("pool-size", default: 8, range: 1...100, command: Self.name)
+        connectionLimit = try parsed.integer("connection-limit", default: 64, range: 1...10_000, command: Self.name)
+        timeout = try parsed.integer("timeout", default: 60, range: 1...3600, command: Self.name)
+        insecureNoAuth = parsed.has("insecure-no-auth")
+        database = DatabaseOptions(parsed)
+    }
 
     func run() throws -> Int32 {
-        throw CommandFailure(message: "serve is not built yet", hint: nil)
+        try database.withDatabase(migrate: true) { url in
+            let pool = PostgresPool(connectionString: url, maxConnections: poolSize)
+            defer { pool.close() }
+            let minted = try TokenStore(pool: pool).anyMinted()
+            if !minted && !address.isLoopback && !insecureNoAuth {
+                throw CommandFailure(
+                    message: "refusing to listen on \(address) with no token minted: anyone who can reach it could write health data",
+                    hint: "mint one with `health-warehouse token create --person NAME`, or pass --insecure-no-auth")
+            }
+            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader))
+            let server = HTTPServer(configuration: HTTPServerConfiguration(
+                address: address, maxBodyBytes: maxBody, connectionLimit: connectionLimit,
+                connectionTimeoutSeconds: timeout), handler: receiver.handle)
+            let stopped = DispatchSemaphore(value: 0)
+            Shutdown.shared.takeOver { signal in
+                Log.event("serve.stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "in_flight": server.requestsInFlight])
+                server.stop(graceSeconds: 30)
+                stopped.signal()
+            }
+            do {
+                try server.start()
+            } catch {
+                throw CommandFailure(message: "cannot listen on \(address): \(error)", hint: "choose another address with --listen HOST:PORT")
+            }
+            Log.event("serve.listening", ["address": "\(address.host):\(server.boundPort)",
+                                          "auth": minted ? "tokens" : "none (person default)",
+                                          "auth_header": authHeader, "max_body": maxBody])
+            stopped.wait()
+            Log.event("serve.stopped")
+            return 0
+        }
     }
 }

@@ -1,0 +1,20 @@
+/// How the receiver checks credentials.
+public struct ReceiverConfiguration: Sendable {
+    /// The header carrying the credential. With `Authorization` the whole value must be
+    /// `Bearer <token>`; with any other name the whole value is the token.
+    public var authHeader: String
+
+    public init(authHeader: String = "Authorization") {
+        self.authHeader = authHeader
+    }
+
+    /// The token in a header value, or nil when the value is not of the expected shape.
+    func token(fromHeader value: String) -> String? {
+        if authHeader.lowercased() == "authorization" {
+            guard value.hasPrefix("Bearer ") else { return nil }
+            let token = String(value.dropFirst("Bearer ".count))
+            return token.isEmpty ? nil : token
+        }
+        return value.isEmpty ? nil : value
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import HealthPayload
+import Postgres
+
+/// How a batch reached us; recorded on its delivery row.
+public enum DeliveryOrigin: Sendable, Equatable {
+    /// A POST to the receiver.
+    case http
+    /// A saved body read by `ingest`, with the file's path.
+    case file(path: String)
+
+    var name: String {
+        switch self {
+        case .http: return "http"
+        case .file: return "file"
+        }
+    }
+
+    var path: String? {
+        switch self {
+        case .http: return nil
+        case .file(let path): return path
+        }
+    }
+}
+
+/// What storing one or more batches did.
+public struct StoreCounts: Sendable, Equatable {
+    /// Samples in the body, quarantined ones included.
+    public var samples = 0
+    /// Samples new to this person.
+    public var inserted = 0
+    /// Samples already held with the same content, and repeats within the batch.
+    public var duplicates = 0
+    /// Samples held before whose content changed: the newer copy replaced the older.
+    public var replaced = 0
+    /// Samples that broke the contract, kept apart with the reason.
+    public var quarantined = 0
+
+    public init(samples: Int = 0, inserted: Int = 0, duplicates: Int = 0, replaced: Int = 0, quarantined: Int = 0) {
+        self.samples = samples
+        self.inserted = inserted
+        self.duplicates = duplicates
+        self.replaced = replaced
+        self.quarantined = quarantined
+    }
+
+    static func + (a: StoreCounts, b: StoreCounts) -> StoreCounts {
+        StoreCounts(samples: a.samples + b.samples, inserted: a.inserted + b.inserted, duplicates: a.duplicates + b.duplicates,
+                    replaced: a.replaced + b.replaced, quarantined: a.quarantined + b.quarantined)
+    }
+
+    /// `{"samples": n, "inserted": i, "duplicates": d, "replaced": r, "quarantined": q}`
+    public var jsonText: String {
+        "{\"samples\":\(samples),\"inserted\":\(inserted),\"duplicates\":\(duplicates),\"replaced\":\(replaced),\"quarantined\":\(quarantined)}"
+    }
+}
+
+/// Stores decoded batches: the one write path shared by the receiver and `ingest`.
+///
+/// Everything happens in PostgreSQL's `health_store.store_batch`, one call per batch inside
+/// one transaction: the samples are upserted on (person, uuid) in one statement, the
+/// delivery and quarantine rows written and the rollups of the touched days refreshed.
+public struct BatchStore: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Stores every batch of one body in one transaction: all of them or none.
+    @discardableResult
+    public func store(_ batches: [Batch], person: String, origin: DeliveryOrigin, bodySHA256: [UInt8]) throws -> StoreCounts {
+        try pool.withTransaction { connection in
+            try batches.reduce(StoreCounts()) { total, batch in
+                total + (try Self.store(batch, person: person, origin: origin, bodySHA256: bodySHA256, on: connection))
+            }
+        }
+    }
+
+    /// Stores one batch on a connection inside the caller's transaction.
+    public static func store(_ batch: Batch, person: String, origin: DeliveryOrigin, bodySHA256: [UInt8],
+                             on connection: PostgresConnection) throws -> StoreCounts {
+        let row = try connection.query("""
+            SELECT samples, inserted, duplicates, replaced, quarantined
+            FROM health_store.store_batch($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8)
+            """, [person, origin.name, batch.format.rawValue, origin.path, batch.envelope.jsonText,
+                  PostgresBinaryText(batch.samplesJSON), quarantineJSON(batch.quarantined), PostgresBytea(bodySHA256)])
+        guard let first = row.first else { return StoreCounts() }
+        return StoreCounts(samples: try first.decode(0), inserted: try first.decode(1), duplicates: try first.decode(2),
+                           replaced: try first.decode(3), quarantined: try first.decode(4))
+    }
+
+    /// `[{"position": 3, "reason": "…", "raw": "…"}, …]`
+    static func quarantineJSON(_ samples: [QuarantinedSample]) -> String {
+        var out = "["
+        for (i, sample) in samples.enumerated() {
+            if i > 0 { out += "," }
+            out += "{\"position\":\(sample.position),\"reason\":"
+            JSONString.append(quoting: sample.reason, to: &out)
+            out += ",\"raw\":"
+            JSONString.append(quoting: sample.raw, to: &out)
+            out += "}"
+        }
+        return out + "]"
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import Postgres
+
+/// A person's counts, as `GET /stats` answers them.
+public enum PersonStats {
+    /// `{"person", "samples", "deliveries", "duplicates", "last_received_at", "newest_sample_end_at"}`,
+    /// times in ISO 8601 UTC or `null`.
+    public static func jsonText(person: String, on connection: PostgresConnection) throws -> String {
+        // Samples held = inserts summed over deliveries (nothing is ever deleted); cheaper
+        // than counting millions of rows.
+        let row = try connection.query("""
+            WITH d AS (
+              SELECT count(*) AS deliveries, coalesce(sum(inserted), 0) AS samples,
+                     coalesce(sum(duplicates), 0) AS duplicates, max(received_at) AS last_received_at
+              FROM health_store.deliveries WHERE person = $1
+            )
+            SELECT json_build_object(
+              'person', $1::text,
+              'samples', d.samples,
+              'deliveries', d.deliveries,
+              'duplicates', d.duplicates,
+              'last_received_at', to_char(d.last_received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+              'newest_sample_end_at', to_char((SELECT max(end_at) FROM health_store.samples WHERE person = $1) AT TIME ZONE 'UTC',
+                                              'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
+            FROM d
+            """, [person])
+        return row.first?[0] ?? "{}"
+    }
+
+    /// True when the database answers a trivial query.
+    public static func isDatabaseUp(_ connection: PostgresConnection) -> Bool {
+        (try? connection.query("SELECT 1")) != nil
+    }
+}
