@@ -41,6 +41,7 @@ private struct CSVBatchBuilder {
     var quarantined: [QuarantinedSample] = []
 }
 
+/// The batch a row states.
 private struct CSVBatchKey: Hashable {
     var exportId: String
     var sequence: Int
@@ -48,58 +49,66 @@ private struct CSVBatchKey: Hashable {
 
 extension PayloadDecoder {
     static func decodeCSV(_ body: [UInt8]) throws(PayloadError) -> DecodedBody {
-        var reader = CSVReader(body)
-        var header: CSVRecord?
-        var rows: [CSVRecord] = []
-        while let record = try reader.next() {
-            if record.isBlank { continue }  // an empty line carries nothing
-            guard let header else {
-                header = record
-                continue
+        try body.withUnsafeBufferPointer { (b) throws(PayloadError) -> DecodedBody in
+            var scanner = CSVScanner(start: bodyStart(b))
+            var refs: [CSVFieldRef] = []
+            refs.reserveCapacity(b.count / 16)
+            var records: [CSVRawRecord] = []
+            while let record = try scanner.next(b, into: &refs) {
+                if !record.isBlank { records.append(record) }  // an empty line carries nothing
             }
-            // Appended bodies: every body repeats the header row (reference "Appending bodies to one file").
-            if record.fields == header.fields { continue }
-            rows.append(record)
+            return try scanner.side.withUnsafeBufferPointer { (side) throws(PayloadError) -> DecodedBody in
+                try decodeCSVRecords(records, refs, CSVFieldBytes(input: b, side: side))
+            }
         }
-        guard let header else { throw PayloadError("body is empty; expected a CSV header row") }
-        let columns = try csvColumns(header)
+    }
+
+    private static func decodeCSVRecords(_ records: [CSVRawRecord], _ refs: [CSVFieldRef], _ f: CSVFieldBytes) throws(PayloadError) -> DecodedBody {
+        guard let header = records.first else { throw PayloadError("body is empty; expected a CSV header row") }
+        let columns = try csvColumns(refs[header.fields].map(f.string), header)
+        let width = header.fields.count
+
+        // Appended bodies: every body repeats the header row (reference "Appending bodies to one file").
+        let rows = records.dropFirst().filter { record in
+            guard record.fields.count == width else { return true }
+            for k in 0..<width where !f.equal(refs[record.fields.lowerBound + k], refs[header.fields.lowerBound + k]) {
+                return true
+            }
+            return false
+        }
         if rows.isEmpty { return .probe }
 
-        for row in rows where row.fields.count != header.fields.count {
-            throw PayloadError("\(row.location): \(row.fields.count) fields; the header has \(header.fields.count)")
+        for row in rows where row.fields.count != width {
+            throw PayloadError("\(row.location): \(row.fields.count) fields; the header has \(width)")
         }
         for column in CSVEnvelopeColumn.allCases where columns.envelope[column.rawValue] < 0 {
             throw PayloadError("\(header.location): the header has no \(column.name) column")
         }
         // schemaVersion on every row before anything else.
         let versionColumn = columns.envelope[CSVEnvelopeColumn.schemaVersion.rawValue]
-        for row in rows where row.fields[versionColumn] != "1" {
-            throw PayloadError("\(row.location): schemaVersion is \"\(snippet(row.fields[versionColumn]))\"; only 1 is accepted")
+        for row in rows {
+            let cell = f[refs[row.fields.lowerBound + versionColumn]]
+            if !(cell.count == 1 && cell[0] == UInt8(ascii: "1")) {
+                throw PayloadError("\(row.location): schemaVersion is \"\(snippet(String(decoding: cell, as: UTF8.self)))\"; only 1 is accepted")
+            }
         }
 
         var builders: [CSVBatchBuilder] = []
         var indexOfBatch: [CSVBatchKey: Int] = [:]
-        var lastCells: [String] = []
-        var lastEnvelope: Envelope?
+        var previous: (row: CSVRawRecord, batch: Int)?
         var scratch: [UInt8] = []
         scratch.reserveCapacity(1024)
         var nodes: [JSONNode] = []
         nodes.reserveCapacity(64)
 
-        return try body.withUnsafeBufferPointer { (b) throws(PayloadError) -> DecodedBody in
-            for row in rows {
-                // Envelope: consecutive rows usually repeat it, so parse once per change.
-                let cells = columns.envelope.map { row.fields[$0] }
-                let envelope: Envelope
-                if let lastEnvelope, cells == lastCells {
-                    envelope = lastEnvelope
-                } else {
-                    envelope = try csvEnvelope(row, cells)
-                    lastCells = cells
-                    lastEnvelope = envelope
-                }
+        for row in rows {
+            // Consecutive rows usually repeat their envelope: parse it only when a cell changes.
+            let batchIndex: Int
+            if let previous, columns.envelope.allSatisfy({ f.equal(refs[row.fields.lowerBound + $0], refs[previous.row.fields.lowerBound + $0]) }) {
+                batchIndex = previous.batch
+            } else {
+                let envelope = try csvEnvelope(row, columns.envelope.map { f.string(refs[row.fields.lowerBound + $0]) })
                 let key = CSVBatchKey(exportId: envelope.exportId, sequence: envelope.batchSequence)
-                let batchIndex: Int
                 if let existing = indexOfBatch[key] {
                     batchIndex = existing
                     if let column = differingColumn(builders[existing].envelope, envelope) {
@@ -110,46 +119,47 @@ extension PayloadDecoder {
                     indexOfBatch[key] = batchIndex
                     builders.append(CSVBatchBuilder(envelope: envelope))
                 }
-
-                // The sample object, built as JSON text and checked by the same rules as a JSON sample.
-                buildSample(row, columns, into: &scratch)
-                builders[batchIndex].rows += 1
-                let reason: String?
-                do throws(PayloadError) {
-                    nodes = try scratch.withUnsafeBufferPointer { (s) throws(PayloadError) -> [JSONNode] in
-                        try JSONParser.parse(s, range: 0..<s.count, reusing: nodes)
-                    }
-                    reason = scratch.withUnsafeBufferPointer { SampleValidator.reason($0, nodes, 0) }
-                } catch {
-                    // Cannot happen: every piece is escaped or a checked number literal. Quarantine rather than crash.
-                    reason = "the row could not be turned into a JSON object (\(error.message))"
-                }
-                if let reason {
-                    let raw = String(decoding: UnsafeBufferPointer(rebasing: b[row.byteRange]), as: UTF8.self)
-                    builders[batchIndex].quarantined.append(QuarantinedSample(position: builders[batchIndex].rows, reason: reason, raw: raw))
-                } else {
-                    if builders[batchIndex].valid > 0 { builders[batchIndex].samplesJSON.append(UInt8(ascii: ",")) }
-                    builders[batchIndex].samplesJSON.append(contentsOf: scratch)
-                    builders[batchIndex].valid += 1
-                }
             }
-            return .batches(builders.map { builder in
-                var json = builder.samplesJSON
-                json.append(UInt8(ascii: "]"))
-                return Batch(format: .csv, envelope: builder.envelope, samplesJSON: json, validSampleCount: builder.valid, quarantined: builder.quarantined)
-            })
+            previous = (row, batchIndex)
+
+            // The sample object, built as JSON text and checked by the same rules as a JSON sample.
+            buildSample(refs[row.fields], columns, f, into: &scratch)
+            builders[batchIndex].rows += 1
+            let reason: String?
+            do throws(PayloadError) {
+                nodes = try scratch.withUnsafeBufferPointer { (s) throws(PayloadError) -> [JSONNode] in
+                    try JSONParser.parse(s, range: 0..<s.count, reusing: nodes)
+                }
+                reason = scratch.withUnsafeBufferPointer { SampleValidator.reason($0, nodes, 0) }
+            } catch {
+                // Cannot happen: every piece is escaped or a checked number literal. Quarantine rather than crash.
+                reason = "the row could not be turned into a JSON object (\(error.message))"
+            }
+            if let reason {
+                let raw = String(decoding: UnsafeBufferPointer(rebasing: f.input[row.byteRange]), as: UTF8.self)
+                builders[batchIndex].quarantined.append(QuarantinedSample(position: builders[batchIndex].rows, reason: reason, raw: raw))
+            } else {
+                if builders[batchIndex].valid > 0 { builders[batchIndex].samplesJSON.append(UInt8(ascii: ",")) }
+                builders[batchIndex].samplesJSON.append(contentsOf: scratch)
+                builders[batchIndex].valid += 1
+            }
         }
+        return .batches(builders.map { builder in
+            var json = builder.samplesJSON
+            json.append(UInt8(ascii: "]"))
+            return Batch(format: .csv, envelope: builder.envelope, samplesJSON: json, validSampleCount: builder.valid, quarantined: builder.quarantined)
+        })
     }
 
     /// Maps header columns by name; rejects a header without `uuid` or with a repeated name.
-    private static func csvColumns(_ header: CSVRecord) throws(PayloadError) -> CSVColumns {
+    private static func csvColumns(_ names: [String], _ header: CSVRawRecord) throws(PayloadError) -> CSVColumns {
         var seen = Set<String>()
         var columns = CSVColumns(
             envelope: [Int](repeating: -1, count: CSVEnvelopeColumn.allCases.count),
             sample: [Int](repeating: -1, count: SampleKey.allCases.count),
             unknown: []
         )
-        for (index, name) in header.fields.enumerated() {
+        for (index, name) in names.enumerated() {
             guard seen.insert(name).inserted else {
                 throw PayloadError("\(header.location): the header repeats the column \"\(snippet(name))\"")
             }
@@ -171,7 +181,7 @@ extension PayloadDecoder {
     }
 
     /// Parses and checks one row's envelope cells (in `CSVEnvelopeColumn` order).
-    private static func csvEnvelope(_ row: CSVRecord, _ cells: [String]) throws(PayloadError) -> Envelope {
+    private static func csvEnvelope(_ row: CSVRawRecord, _ cells: [String]) throws(PayloadError) -> Envelope {
         func cell(_ column: CSVEnvelopeColumn) -> String { cells[column.rawValue] }
         func fail(_ column: CSVEnvelopeColumn, _ what: String) -> PayloadError {
             PayloadError("\(row.location): \(column.name) \(what): \"\(snippet(cell(column)))\"")
@@ -220,39 +230,37 @@ extension PayloadDecoder {
     /// as strings. An empty cell is an absent key. A numeric column's cell that is a JSON number
     /// literal is written as that literal (CSV spells numbers as JSON does); any other text is written as
     /// a string, which the validator then quarantines where the key must be a number.
-    private static func buildSample(_ row: CSVRecord, _ columns: CSVColumns, into out: inout [UInt8]) {
+    private static func buildSample(_ cells: ArraySlice<CSVFieldRef>, _ columns: CSVColumns, _ f: CSVFieldBytes, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         out.append(UInt8(ascii: "{"))
         var first = true
-        func startKey(_ prefix: [UInt8]) {
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out.append(contentsOf: prefix)
-        }
+        let base = cells.startIndex
         for key in SampleKey.allCases {
             let column = columns.sample[key.rawValue]
             guard column >= 0 else { continue }
-            var cell = row.fields[column]
+            let cell = f[cells[base + column]]
             guard !cell.isEmpty else { continue }
-            startKey(Self.sampleKeyPrefixes[key.rawValue])
-            cell.withUTF8 { c in
-                switch key {
-                case .value, .activityType, .durationSeconds, .distanceMeters, .activeEnergyKilocalories:
-                    if JSONNumber.isLiteral(c, 0..<c.count) != nil {
-                        out.append(contentsOf: c)
-                    } else {
-                        JSONString.append(quotingUTF8: c, to: &out)
-                    }
-                default:
-                    JSONString.append(quotingUTF8: c, to: &out)
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: Self.sampleKeyPrefixes[key.rawValue])
+            switch key {
+            case .value, .activityType, .durationSeconds, .distanceMeters, .activeEnergyKilocalories:
+                if JSONNumber.isLiteral(cell, 0..<cell.count) != nil {
+                    out.append(contentsOf: cell)
+                } else {
+                    JSONString.append(quotingUTF8: cell, to: &out)
                 }
+            default:
+                JSONString.append(quotingUTF8: cell, to: &out)
             }
         }
         for (index, prefix) in columns.unknown {
-            var cell = row.fields[index]
+            let cell = f[cells[base + index]]
             guard !cell.isEmpty else { continue }
-            startKey(prefix)
-            cell.withUTF8 { JSONString.append(quotingUTF8: $0, to: &out) }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: prefix)
+            JSONString.append(quotingUTF8: cell, to: &out)
         }
         out.append(UInt8(ascii: "}"))
     }

@@ -42,6 +42,22 @@ enum SampleKind {
         default: self = .other
         }
     }
+
+    /// The kind of a string node, comparing bytes when there are no escapes.
+    init(_ b: UnsafeBufferPointer<UInt8>, _ node: JSONNode) {
+        if node.stringFlags.contains(.escaped) {
+            self.init(JSONParser.decodeString(b, node))
+            return
+        }
+        switch Self.table.index(of: b, node.contentRange) {
+        case 0: self = .quantity
+        case 1: self = .category
+        case 2: self = .workout
+        default: self = .other
+        }
+    }
+
+    private static let table = KeyTable(["quantity", "category", "workout"])
 }
 
 /// Decides whether one parsed sample object keeps the contract and is safe for PostgreSQL.
@@ -69,6 +85,12 @@ enum SampleValidator {
         }
     }
 
+    private static let quantityKeys: [SampleKey] = [.value, .unit]
+    private static let categoryKeys: [SampleKey] = [.value]
+    private static let workoutKeys: [SampleKey] = [.activityType, .durationSeconds]
+    private static let commonKeys: [SampleKey] = [.uuid, .id, .type, .group, .source, .start, .end, .kind]
+    private static let optionalKeys: [SampleKey] = [.value, .unit, .name, .activityType, .activityName, .durationSeconds, .distanceMeters, .activeEnergyKilocalories]
+
     /// Required keys, their types, and the per-kind rules.
     private static func contractReason(_ b: UnsafeBufferPointer<UInt8>, _ nodes: [JSONNode], _ slots: UnsafeMutableBufferPointer<Int>) -> String? {
         func node(_ key: SampleKey) -> JSONNode? {
@@ -76,7 +98,7 @@ enum SampleValidator {
             return slot < 0 ? nil : nodes[slot]
         }
         // The eight keys every sample carries, all strings.
-        for key in [SampleKey.uuid, .id, .type, .group, .source, .start, .end, .kind] {
+        for key in commonKeys {
             guard let n = node(key) else { return "\(key.name) is missing" }
             if n.kind == .null { return "\(key.name) is null" }
             if n.kind != .string { return "\(key.name) is not a string" }
@@ -89,16 +111,17 @@ enum SampleValidator {
         for key in [SampleKey.start, .end] where !isTimestamp(b, node(key)!) {
             return "\(key.name) is not a timestamp like 2026-08-21T10:25:30.000+02:00"
         }
-        let kindText = JSONParser.decodeString(b, node(.kind)!)
-        let kind = SampleKind(kindText)
-        let suffix = " (kind \(PayloadDecoder.snippet(kindText)))"
+        let kindNode = node(.kind)!
+        let kind = SampleKind(b, kindNode)
+        // Built only for a reason, never for a valid sample.
+        var suffix: String { " (kind \(PayloadDecoder.snippet(JSONParser.decodeString(b, kindNode))))" }
 
         // Keys each known kind always carries.
         let required: [SampleKey]
         switch kind {
-        case .quantity: required = [.value, .unit]
-        case .category: required = [.value]
-        case .workout: required = [.activityType, .durationSeconds]
+        case .quantity: required = quantityKeys
+        case .category: required = categoryKeys
+        case .workout: required = workoutKeys
         case .other: required = []
         }
         for key in required where node(key) == nil {
@@ -106,9 +129,9 @@ enum SampleValidator {
         }
 
         // Every known key that is present has its one type, whatever the kind.
-        for key in [SampleKey.value, .unit, .name, .activityType, .activityName, .durationSeconds, .distanceMeters, .activeEnergyKilocalories] {
+        for key in optionalKeys {
             guard let n = node(key) else { continue }
-            let keySuffix = key == .value || required.contains(key) ? suffix : ""
+            var keySuffix: String { key == .value || required.contains(key) ? suffix : "" }
             if n.kind == .null { return "\(key.name) is null\(keySuffix)" }
             switch key {
             case .unit, .name, .activityName:
@@ -176,20 +199,20 @@ enum SampleValidator {
     }
 
     /// Why a value cast to PostgreSQL `integer` would fail or mean something else.
-    private static func int32Reason(_ b: UnsafeBufferPointer<UInt8>, _ n: JSONNode, _ key: SampleKey, _ suffix: String) -> String? {
-        guard n.kind == .number, n.numberInfo.contains(.integer) else { return "\(key.name) is not an integer\(suffix)" }
-        guard JSONNumber.int32Value(b, n.start..<n.end) != nil else { return "\(key.name) does not fit a 32-bit integer\(suffix)" }
+    private static func int32Reason(_ b: UnsafeBufferPointer<UInt8>, _ n: JSONNode, _ key: SampleKey, _ suffix: @autoclosure () -> String) -> String? {
+        guard n.kind == .number, n.numberInfo.contains(.integer) else { return "\(key.name) is not an integer\(suffix())" }
+        guard JSONNumber.int32Value(b, n.start..<n.end) != nil else { return "\(key.name) does not fit a 32-bit integer\(suffix())" }
         return nil
     }
 
     /// Why a number cast to PostgreSQL `double precision` would fail.
-    private static func doubleReason(_ n: JSONNode, _ key: SampleKey, _ suffix: String) -> String? {
+    private static func doubleReason(_ n: JSONNode, _ key: SampleKey, _ suffix: @autoclosure () -> String) -> String? {
         let info = n.numberInfo
         if info.contains(.outOfRange) {
-            return "\(key.name) is beyond PostgreSQL's numeric range: exponent outside ±1000 or over 1000 digits\(suffix)"
+            return "\(key.name) is beyond PostgreSQL's numeric range: exponent outside ±1000 or over 1000 digits\(suffix())"
         }
-        if info.contains(.notFinite) { return "\(key.name) is not finite as double precision\(suffix)" }
-        if info.contains(.tiny) { return "\(key.name) is non-zero and below 1e-300 in magnitude, which PostgreSQL double precision rejects\(suffix)" }
+        if info.contains(.notFinite) { return "\(key.name) is not finite as double precision\(suffix())" }
+        if info.contains(.tiny) { return "\(key.name) is non-zero and below 1e-300 in magnitude, which PostgreSQL double precision rejects\(suffix())" }
         return nil
     }
 }
