@@ -81,16 +81,17 @@ extension PayloadDecoder {
         for row in rows where row.fields.count != width {
             throw PayloadError("\(row.location): \(row.fields.count) fields; the header has \(width)")
         }
-        for column in CSVEnvelopeColumn.allCases where columns.envelope[column.rawValue] < 0 {
-            throw PayloadError("\(header.location): the header has no \(column.name) column")
-        }
-        // schemaVersion on every row before anything else.
+        // schemaVersion on every row before anything else (a later version may rename other columns).
         let versionColumn = columns.envelope[CSVEnvelopeColumn.schemaVersion.rawValue]
+        guard versionColumn >= 0 else { throw PayloadError("\(header.location): the header has no schemaVersion column") }
         for row in rows {
             let cell = f[refs[row.fields.lowerBound + versionColumn]]
             if !(cell.count == 1 && cell[0] == UInt8(ascii: "1")) {
                 throw PayloadError("\(row.location): schemaVersion is \"\(snippet(String(decoding: cell, as: UTF8.self)))\"; only 1 is accepted")
             }
+        }
+        for column in CSVEnvelopeColumn.allCases where columns.envelope[column.rawValue] < 0 {
+            throw PayloadError("\(header.location): the header has no \(column.name) column")
         }
 
         var builders: [CSVBatchBuilder] = []

@@ -179,16 +179,19 @@ struct CSVBodyTests {
         #expect(csvError(extra) == "record 2 (line 2): 27 fields; the header has 26")
     }
 
+    @Test("a version 2 body is rejected for its version even when its other columns differ")
+    func versionBeforeColumns() {
+        let columns = CSVBody.columns.map { $0 == "exportId" ? "runId" : $0 }
+        let text = CSVBody.document([CSVBody.row(["schemaVersion": "2", "runId": Body.exportId])], columns: columns)
+        #expect(csvError(text) == "record 2 (line 2): schemaVersion is \"2\"; only 1 is accepted")
+    }
+
     @Test("a missing envelope column is rejected, naming it", arguments: [
         "schemaVersion", "exportId", "generatedAt", "batchSequence", "isFinalBatch", "windowStart", "windowEnd", "basis", "occasionStart", "occasionEnd",
     ])
     func missingEnvelopeColumn(column: String) {
         let text = CSVBody.document([CSVBody.row()], columns: CSVBody.columns.filter { $0 != column })
-        if column == "schemaVersion" {
-            #expect(csvError(text) == "record 1 (line 1): the header has no schemaVersion column")
-        } else {
-            #expect(csvError(text) == "record 1 (line 1): the header has no \(column) column")
-        }
+        #expect(csvError(text) == "record 1 (line 1): the header has no \(column) column")
     }
 
     @Test("a malformed envelope cell is rejected, naming record and column", arguments: [
