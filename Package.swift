@@ -21,6 +21,8 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "HealthPayload"),
+        // libFuzzer harness for HealthPayload (scripts/fuzz-payload.sh); a corpus replayer without -DFUZZING.
+        .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload"]),
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "CCrypto"],
                 plugins: ["EmbedMigrations"]),
         .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload"]),

@@ -1,1 +1,0 @@
-// HealthPayload: placeholder until its issue lands.

@@ -1,0 +1,271 @@
+/// The envelope columns of a CSV document (reference "The columns"): never sample keys.
+enum CSVEnvelopeColumn: Int, CaseIterable {
+    case schemaVersion, exportId, generatedAt, batchSequence, isFinalBatch, windowStart, windowEnd, basis, occasionStart, occasionEnd
+
+    /// The column name in the header.
+    var name: String {
+        switch self {
+        case .schemaVersion: "schemaVersion"
+        case .exportId: "exportId"
+        case .generatedAt: "generatedAt"
+        case .batchSequence: "batchSequence"
+        case .isFinalBatch: "isFinalBatch"
+        case .windowStart: "windowStart"
+        case .windowEnd: "windowEnd"
+        case .basis: "basis"
+        case .occasionStart: "occasionStart"
+        case .occasionEnd: "occasionEnd"
+        }
+    }
+
+    /// Lookup by name.
+    static let table = KeyTable(allCases.map(\.name))
+}
+
+/// Where each header column goes.
+private struct CSVColumns {
+    /// Column index of each envelope column (all present once validated).
+    var envelope: [Int]
+    /// Column index of each known sample key, or -1.
+    var sample: [Int]
+    /// Unknown columns: index and the key written for it (`"name":`).
+    var unknown: [(index: Int, keyPrefix: [UInt8])]
+}
+
+/// A batch being assembled from the rows that state it.
+private struct CSVBatchBuilder {
+    var envelope: Envelope
+    var samplesJSON: [UInt8] = [UInt8(ascii: "[")]
+    var valid = 0
+    var rows = 0
+    var quarantined: [QuarantinedSample] = []
+}
+
+/// The batch a row states.
+private struct CSVBatchKey: Hashable {
+    var exportId: String
+    var sequence: Int
+}
+
+extension PayloadDecoder {
+    static func decodeCSV(_ body: [UInt8]) throws(PayloadError) -> DecodedBody {
+        try body.withUnsafeBufferPointer { (b) throws(PayloadError) -> DecodedBody in
+            var scanner = CSVScanner(start: bodyStart(b))
+            var refs: [CSVFieldRef] = []
+            refs.reserveCapacity(b.count / 16)
+            var records: [CSVRawRecord] = []
+            while let record = try scanner.next(b, into: &refs) {
+                if !record.isBlank { records.append(record) }  // an empty line carries nothing
+            }
+            return try scanner.side.withUnsafeBufferPointer { (side) throws(PayloadError) -> DecodedBody in
+                try decodeCSVRecords(records, refs, CSVFieldBytes(input: b, side: side))
+            }
+        }
+    }
+
+    private static func decodeCSVRecords(_ records: [CSVRawRecord], _ refs: [CSVFieldRef], _ f: CSVFieldBytes) throws(PayloadError) -> DecodedBody {
+        guard let header = records.first else { throw PayloadError("body is empty; expected a CSV header row") }
+        let columns = try csvColumns(refs[header.fields].map(f.string), header)
+        let width = header.fields.count
+
+        // Appended bodies: every body repeats the header row (reference "Appending bodies to one file").
+        let rows = records.dropFirst().filter { record in
+            guard record.fields.count == width else { return true }
+            for k in 0..<width where !f.equal(refs[record.fields.lowerBound + k], refs[header.fields.lowerBound + k]) {
+                return true
+            }
+            return false
+        }
+        if rows.isEmpty { return .probe }
+
+        for row in rows where row.fields.count != width {
+            throw PayloadError("\(row.location): \(row.fields.count) fields; the header has \(width)")
+        }
+        // schemaVersion on every row before anything else (a later version may rename other columns).
+        let versionColumn = columns.envelope[CSVEnvelopeColumn.schemaVersion.rawValue]
+        guard versionColumn >= 0 else { throw PayloadError("\(header.location): the header has no schemaVersion column") }
+        for row in rows {
+            let cell = f[refs[row.fields.lowerBound + versionColumn]]
+            if !(cell.count == 1 && cell[0] == UInt8(ascii: "1")) {
+                throw PayloadError("\(row.location): schemaVersion is \"\(snippet(String(decoding: cell, as: UTF8.self)))\"; only 1 is accepted")
+            }
+        }
+        for column in CSVEnvelopeColumn.allCases where columns.envelope[column.rawValue] < 0 {
+            throw PayloadError("\(header.location): the header has no \(column.name) column")
+        }
+
+        var builders: [CSVBatchBuilder] = []
+        var indexOfBatch: [CSVBatchKey: Int] = [:]
+        var previous: (row: CSVRawRecord, batch: Int)?
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(1024)
+        var nodes: [JSONNode] = []
+        nodes.reserveCapacity(64)
+
+        for row in rows {
+            // Consecutive rows usually repeat their envelope: parse it only when a cell changes.
+            let batchIndex: Int
+            if let previous, columns.envelope.allSatisfy({ f.equal(refs[row.fields.lowerBound + $0], refs[previous.row.fields.lowerBound + $0]) }) {
+                batchIndex = previous.batch
+            } else {
+                let envelope = try csvEnvelope(row, columns.envelope.map { f.string(refs[row.fields.lowerBound + $0]) })
+                let key = CSVBatchKey(exportId: envelope.exportId, sequence: envelope.batchSequence)
+                if let existing = indexOfBatch[key] {
+                    batchIndex = existing
+                    if let column = differingColumn(builders[existing].envelope, envelope) {
+                        throw PayloadError("\(row.location): \(column) differs from earlier rows of the same batch (exportId \(envelope.exportId), batchSequence \(envelope.batchSequence))")
+                    }
+                } else {
+                    batchIndex = builders.count
+                    indexOfBatch[key] = batchIndex
+                    builders.append(CSVBatchBuilder(envelope: envelope))
+                }
+            }
+            previous = (row, batchIndex)
+
+            // The sample object, built as JSON text and checked by the same rules as a JSON sample.
+            buildSample(refs[row.fields], columns, f, into: &scratch)
+            builders[batchIndex].rows += 1
+            let reason: String?
+            do throws(PayloadError) {
+                nodes = try scratch.withUnsafeBufferPointer { (s) throws(PayloadError) -> [JSONNode] in
+                    try JSONParser.parse(s, range: 0..<s.count, reusing: nodes)
+                }
+                reason = scratch.withUnsafeBufferPointer { SampleValidator.reason($0, nodes, 0) }
+            } catch {
+                // Cannot happen: every piece is escaped or a checked number literal. Quarantine rather than crash.
+                reason = "the row could not be turned into a JSON object (\(error.message))"
+            }
+            if let reason {
+                let raw = String(decoding: UnsafeBufferPointer(rebasing: f.input[row.byteRange]), as: UTF8.self)
+                builders[batchIndex].quarantined.append(QuarantinedSample(position: builders[batchIndex].rows, reason: reason, raw: raw))
+            } else {
+                if builders[batchIndex].valid > 0 { builders[batchIndex].samplesJSON.append(UInt8(ascii: ",")) }
+                builders[batchIndex].samplesJSON.append(contentsOf: scratch)
+                builders[batchIndex].valid += 1
+            }
+        }
+        return .batches(builders.map { builder in
+            var json = builder.samplesJSON
+            json.append(UInt8(ascii: "]"))
+            return Batch(format: .csv, envelope: builder.envelope, samplesJSON: json, validSampleCount: builder.valid, quarantined: builder.quarantined)
+        })
+    }
+
+    /// Maps header columns by name; rejects a header without `uuid` or with a repeated name.
+    private static func csvColumns(_ names: [String], _ header: CSVRawRecord) throws(PayloadError) -> CSVColumns {
+        var seen = Set<String>()
+        var columns = CSVColumns(
+            envelope: [Int](repeating: -1, count: CSVEnvelopeColumn.allCases.count),
+            sample: [Int](repeating: -1, count: SampleKey.allCases.count),
+            unknown: []
+        )
+        for (index, name) in names.enumerated() {
+            guard seen.insert(name).inserted else {
+                throw PayloadError("\(header.location): the header repeats the column \"\(snippet(name))\"")
+            }
+            if let e = CSVEnvelopeColumn.table.index(of: name) {
+                columns.envelope[e] = index
+            } else if let s = SampleKey.table.index(of: name) {
+                columns.sample[s] = index
+            } else {
+                var prefix: [UInt8] = []
+                JSONString.append(quoting: name, to: &prefix)
+                prefix.append(UInt8(ascii: ":"))
+                columns.unknown.append((index, prefix))
+            }
+        }
+        guard columns.sample[SampleKey.uuid.rawValue] >= 0 else {
+            throw PayloadError("\(header.location): the header has no uuid column; is this a healthd CSV body?")
+        }
+        return columns
+    }
+
+    /// Parses and checks one row's envelope cells (in `CSVEnvelopeColumn` order).
+    private static func csvEnvelope(_ row: CSVRawRecord, _ cells: [String]) throws(PayloadError) -> Envelope {
+        func cell(_ column: CSVEnvelopeColumn) -> String { cells[column.rawValue] }
+        func fail(_ column: CSVEnvelopeColumn, _ what: String) -> PayloadError {
+            PayloadError("\(row.location): \(column.name) \(what): \"\(snippet(cell(column)))\"")
+        }
+        func timestamp(_ column: CSVEnvelopeColumn) throws(PayloadError) -> String {
+            guard Timestamp(cell(column)) != nil else { throw fail(column, "is not a timestamp like 2026-08-21T10:25:30.000+02:00") }
+            return cell(column)
+        }
+        let exportId = cell(.exportId)
+        guard UUIDText.isValid(exportId) else { throw fail(.exportId, "is not a UUID") }
+        let generatedAt = try timestamp(.generatedAt)
+        var sequenceText = cell(.batchSequence)
+        let sequence: Int32? = sequenceText.withUTF8 { s in
+            guard let info = JSONNumber.isLiteral(s, 0..<s.count), info.contains(.integer) else { return nil }
+            return JSONNumber.int32Value(s, 0..<s.count)
+        }
+        guard let sequence, sequence >= 1 else { throw fail(.batchSequence, "is not an integer from 1 to 2147483647") }
+        let isFinal: Bool
+        switch cell(.isFinalBatch) {
+        case "true": isFinal = true
+        case "false": isFinal = false
+        default: throw fail(.isFinalBatch, "is not true or false")
+        }
+        let basis = cell(.basis)
+        guard !basis.isEmpty else { throw PayloadError("\(row.location): basis is empty") }
+        return Envelope(
+            exportId: exportId, generatedAt: generatedAt, batchSequence: Int(sequence), isFinalBatch: isFinal, basis: basis,
+            windowStart: try timestamp(.windowStart), windowEnd: try timestamp(.windowEnd),
+            occasionStart: try timestamp(.occasionStart), occasionEnd: try timestamp(.occasionEnd)
+        )
+    }
+
+    /// The first envelope column whose value differs, or nil.
+    private static func differingColumn(_ a: Envelope, _ b: Envelope) -> String? {
+        if a.generatedAt != b.generatedAt { return "generatedAt" }
+        if a.isFinalBatch != b.isFinalBatch { return "isFinalBatch" }
+        if a.basis != b.basis { return "basis" }
+        if a.windowStart != b.windowStart { return "windowStart" }
+        if a.windowEnd != b.windowEnd { return "windowEnd" }
+        if a.occasionStart != b.occasionStart { return "occasionStart" }
+        if a.occasionEnd != b.occasionEnd { return "occasionEnd" }
+        return nil
+    }
+
+    /// Writes the sample object a row stands for: known keys in reference order, then unknown columns
+    /// as strings. An empty cell is an absent key. A numeric column's cell that is a JSON number
+    /// literal is written as that literal (CSV spells numbers as JSON does); any other text is written as
+    /// a string, which the validator then quarantines where the key must be a number.
+    private static func buildSample(_ cells: ArraySlice<CSVFieldRef>, _ columns: CSVColumns, _ f: CSVFieldBytes, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
+        out.append(UInt8(ascii: "{"))
+        var first = true
+        let base = cells.startIndex
+        for key in SampleKey.allCases {
+            let column = columns.sample[key.rawValue]
+            guard column >= 0 else { continue }
+            let cell = f[cells[base + column]]
+            guard !cell.isEmpty else { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: Self.sampleKeyPrefixes[key.rawValue])
+            switch key {
+            case .value, .activityType, .durationSeconds, .distanceMeters, .activeEnergyKilocalories:
+                if JSONNumber.isLiteral(cell, 0..<cell.count) != nil {
+                    out.append(contentsOf: cell)
+                } else {
+                    JSONString.append(quotingUTF8: cell, to: &out)
+                }
+            default:
+                JSONString.append(quotingUTF8: cell, to: &out)
+            }
+        }
+        for (index, prefix) in columns.unknown {
+            let cell = f[cells[base + index]]
+            guard !cell.isEmpty else { continue }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            out.append(contentsOf: prefix)
+            JSONString.append(quotingUTF8: cell, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// `"key":` for each known sample key.
+    private static let sampleKeyPrefixes: [[UInt8]] = SampleKey.allCases.map { Array("\"\($0.name)\":".utf8) }
+}
