@@ -1,7 +1,7 @@
 # The two set-up commands of the README:
 #   make run    install what is missing, build, and start the receiver on an embedded PostgreSQL
 #   make test   install what is missing and run the whole test suite
-.PHONY: deps build run test bench
+.PHONY: deps build run test fuzz bench
 
 deps:
 	@bash scripts/install-deps.sh
@@ -12,10 +12,15 @@ build: deps
 run: build
 	.build/release/health-warehouse serve $(ARGS)
 
-# The CLI tests run the built binary, so build everything first.
+# The CLI tests run the built binary, so build everything first; then a bounded, seeded
+# libFuzzer run over the JSON and CSV decoders.
 test: deps
 	swift build --build-tests
 	swift test --skip-build
+	$(MAKE) fuzz
+
+fuzz:
+	RUNS=$${RUNS:-100000} bash scripts/fuzz-payload.sh -seed=1
 
 bench: deps
 	swift build -c release --product health-warehouse --product health-warehouse-bench
