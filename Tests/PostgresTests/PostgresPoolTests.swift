@@ -29,14 +29,18 @@ struct PostgresPoolTests {
             let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 2)
             defer { pool.close() }
             let pids = Mutex<Set<Int32>>([])
+            let done = Atomic<Int>(0)
             DispatchQueue.concurrentPerform(iterations: 8) { _ in
                 try? pool.withConnection { conn in
                     try conn.query("SELECT pg_sleep(0.05)")
                     pids.withLock { _ = $0.insert(conn.backendPID) }
+                    done.add(1, ordering: .relaxed)
                 }
             }
+            // Every caller was served, by at most two server processes.
+            #expect(done.load(ordering: .relaxed) == 8)
             let seen = pids.withLock { $0 }
-            #expect(seen.count == 2)
+            #expect((1...2).contains(seen.count))
             #expect(pool.openConnections <= 2)
         }
     }
