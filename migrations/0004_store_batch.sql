@@ -74,6 +74,10 @@ BEGIN
   PERFORM health_store.lock_person(p_person);
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
 
+  -- Every writer of a person's samples holds that person's lock (taken above), so nobody else
+  -- inserts this person's uuids meanwhile: held rows are found by index probes, new ones are
+  -- plain inserts and changed ones plain updates, which is much cheaper than an
+  -- INSERT … ON CONFLICT over the batch.
   WITH input AS (
     -- One pass over each sample's keys (jsonb_populate_record) instead of an operator per
     -- column; the sample object itself is kept whole as the payload.
@@ -84,61 +88,70 @@ BEGIN
     CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sample_fields, e.value) AS f
     LEFT JOIN health_store.catalog c ON c.type = f.type
   ),
-  -- A uuid repeated inside the batch is stored once: the later copy wins. Sorted by uuid,
-  -- the one lock order for every writer, so concurrent batches cannot deadlock.
+  -- A uuid repeated inside the batch is stored once: the later copy wins.
   latest AS (
     SELECT DISTINCT ON (uuid) * FROM input ORDER BY uuid, pos DESC
   ),
-  written AS (
-    INSERT INTO health_store.samples AS t (
+  typed AS (
+    SELECT x.uuid, x.id, x.type, x."group" AS grp, x.kind, x.source,
+           x.start::timestamptz AS start_at, x."end"::timestamptz AS end_at,
+           health_store.local_day(CASE WHEN x.rule = 'sleep' THEN x."end" ELSE x.start END, v_tz) AS day,
+           CASE WHEN x.known AND x.kind IN ('quantity', 'category') THEN x.value::double precision END AS value,
+           CASE WHEN x.known AND x.kind = 'quantity' THEN x.unit END AS unit,
+           CASE WHEN x.known AND x.kind = 'category' THEN x.name END AS category_name,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."activityType" END AS activity_type,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."activityName" END AS activity_name,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."durationSeconds" END AS duration_s,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."distanceMeters" END AS distance_m,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."activeEnergyKilocalories" END AS energy_kcal,
+           x.s AS payload,
+           o.uuid IS NOT NULL AS held, o.payload AS old_payload,
+           o.day AS old_day, o.type AS old_type, o.source AS old_source
+    FROM latest x
+    -- One primary-key probe per sample (LATERAL keeps the planner from scanning the
+    -- person's rows).
+    LEFT JOIN LATERAL (
+      SELECT h.uuid, h.payload, h.day, h.type, h.source FROM health_store.samples h
+      WHERE h.person = p_person AND h.uuid = x.uuid
+    ) AS o ON true
+  ),
+  inserted AS (
+    INSERT INTO health_store.samples (
       person, uuid, id, type, grp, kind, source, start_at, end_at, day,
       value, unit, category_name, activity_type, activity_name,
       duration_s, distance_m, energy_kcal, payload, first_received_at, last_received_at, export_id)
-    SELECT p_person, x.uuid, x.id, x.type, x."group", x.kind, x.source,
-           x.start::timestamptz, x."end"::timestamptz,
-           health_store.local_day(CASE WHEN x.rule = 'sleep' THEN x."end" ELSE x.start END, v_tz),
-           CASE WHEN x.known AND x.kind IN ('quantity', 'category') THEN x.value::double precision END,
-           CASE WHEN x.known AND x.kind = 'quantity' THEN x.unit END,
-           CASE WHEN x.known AND x.kind = 'category' THEN x.name END,
-           CASE WHEN x.known AND x.kind = 'workout' THEN x."activityType" END,
-           CASE WHEN x.known AND x.kind = 'workout' THEN x."activityName" END,
-           CASE WHEN x.known AND x.kind = 'workout' THEN x."durationSeconds" END,
-           CASE WHEN x.known AND x.kind = 'workout' THEN x."distanceMeters" END,
-           CASE WHEN x.known AND x.kind = 'workout' THEN x."activeEnergyKilocalories" END,
-           x.s, p_received_at, p_received_at, v_export
-    FROM latest x
-    ORDER BY x.uuid
-    ON CONFLICT (person, uuid) DO UPDATE SET
-      id = excluded.id, type = excluded.type, grp = excluded.grp, kind = excluded.kind,
-      source = excluded.source, start_at = excluded.start_at, end_at = excluded.end_at,
-      day = excluded.day, value = excluded.value, unit = excluded.unit,
-      category_name = excluded.category_name, activity_type = excluded.activity_type,
-      activity_name = excluded.activity_name, duration_s = excluded.duration_s,
-      distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal,
-      payload = excluded.payload, last_received_at = excluded.last_received_at,
-      export_id = excluded.export_id
-    -- The same content again is a duplicate: the row is not rewritten.
-    WHERE t.payload IS DISTINCT FROM excluded.payload
-    RETURNING t.uuid, t.day, t.type, t.source, (t.xmax = 0) AS is_new
+    SELECT p_person, uuid, id, type, grp, kind, source, start_at, end_at, day,
+           value, unit, category_name, activity_type, activity_name,
+           duration_s, distance_m, energy_kcal, payload, p_received_at, p_received_at, v_export
+    FROM typed WHERE NOT held
+    ORDER BY uuid
+    RETURNING day, type, source
   ),
-  -- The old key of each replaced row. Every part of one statement sees the same snapshot,
-  -- so this reads the row as it was before the upsert; one index probe per replaced row.
-  previous AS (
-    SELECT o.day, o.type, o.source
-    FROM written w
-    CROSS JOIN LATERAL (
-      SELECT s.day, s.type, s.source FROM health_store.samples s WHERE s.person = p_person AND s.uuid = w.uuid
-    ) AS o
-    WHERE NOT w.is_new
+  -- A held uuid with other content: the newer copy replaces the older. The same content
+  -- again is a duplicate and the row is not touched.
+  replaced AS (
+    UPDATE health_store.samples AS t SET
+      id = x.id, type = x.type, grp = x.grp, kind = x.kind, source = x.source,
+      start_at = x.start_at, end_at = x.end_at, day = x.day, value = x.value, unit = x.unit,
+      category_name = x.category_name, activity_type = x.activity_type,
+      activity_name = x.activity_name, duration_s = x.duration_s, distance_m = x.distance_m,
+      energy_kcal = x.energy_kcal, payload = x.payload, last_received_at = p_received_at,
+      export_id = v_export
+    FROM typed x
+    WHERE x.held AND x.old_payload IS DISTINCT FROM x.payload
+      AND t.person = p_person AND t.uuid = x.uuid
+    RETURNING t.day, t.type, t.source, x.old_day, x.old_type, x.old_source
   ),
   -- Rollup keys touched: every written row's, and the old key of every replaced row.
   touched AS (
-    SELECT w.day, w.type, w.source FROM written w
+    SELECT day, type, source FROM inserted
     UNION
-    SELECT p.day, p.type, p.source FROM previous p
+    SELECT day, type, source FROM replaced
+    UNION
+    SELECT old_day, old_type, old_source FROM replaced
   )
-  SELECT (SELECT count(*) FILTER (WHERE is_new) FROM written),
-         (SELECT count(*) FILTER (WHERE NOT is_new) FROM written),
+  SELECT (SELECT count(*) FROM inserted),
+         (SELECT count(*) FROM replaced),
          (SELECT array_agg(day ORDER BY day, type, source) FROM touched),
          (SELECT array_agg(type ORDER BY day, type, source) FROM touched),
          (SELECT array_agg(source ORDER BY day, type, source) FROM touched)

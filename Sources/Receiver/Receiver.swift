@@ -24,7 +24,8 @@ public final class Receiver: Sendable {
     public func handle(_ request: HTTPRequest) -> HTTPResponse {
         let started = DispatchTime.now().uptimeNanoseconds
         var person: String?
-        let outcome = route(request, person: &person)
+        var timing = PhaseTiming()
+        let outcome = route(request, person: &person, timing: &timing)
         let response = outcome.response
         let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
         var counts = StoreCounts()
@@ -32,7 +33,8 @@ public final class Receiver: Sendable {
         Log.event("http.request", [
             "method": request.method, "path": request.path, "status": response.status, "person": person ?? "-",
             "samples": counts.samples, "inserted": counts.inserted, "duplicates": counts.duplicates,
-            "replaced": counts.replaced, "quarantined": counts.quarantined, "ms": ms,
+            "replaced": counts.replaced, "quarantined": counts.quarantined,
+            "decode_ms": timing.decodeMilliseconds, "db_ms": timing.storeMilliseconds, "ms": ms,
         ])
         if case .failed(let error) = outcome {
             Log.event("http.store_failed", ["person": person ?? "-", "error": "\(error)"])
@@ -40,7 +42,7 @@ public final class Receiver: Sendable {
         return response
     }
 
-    func route(_ request: HTTPRequest, person: inout String?) -> ReceiverOutcome {
+    func route(_ request: HTTPRequest, person: inout String?, timing: inout PhaseTiming) -> ReceiverOutcome {
         let method = request.method.uppercased()
         if method == "GET" || method == "HEAD" {
             switch request.path {
@@ -64,17 +66,22 @@ public final class Receiver: Sendable {
             person = who
             let contentType = request.headers["Content-Type"]
             guard let format = Self.format(of: contentType) else { return .unsupportedMediaType(contentType) }
+            let result = timing.measure(\.decodeMilliseconds) {
+                Result { () throws(PayloadError) in try PayloadDecoder.decode(request.body, format: format) }
+            }
             let decoded: DecodedBody
-            do {
-                decoded = try PayloadDecoder.decode(request.body, format: format)
-            } catch {
-                return .rejected(error)
+            switch result {
+            case .success(let body): decoded = body
+            case .failure(let error): return .rejected(error)
             }
             switch decoded {
             case .probe:
                 return .probe
             case .batches(let batches):
-                return .stored(try store.store(batches, person: who, origin: .http, bodySHA256: SHA256.hash(request.body)))
+                let digest = SHA256.hash(request.body)
+                return .stored(try timing.measure(\.storeMilliseconds) {
+                    try store.store(batches, person: who, origin: .http, bodySHA256: digest)
+                })
             }
         } catch {
             return .failed(error)
@@ -101,5 +108,17 @@ public final class Receiver: Sendable {
         case "text/csv": return .csv
         default: return nil
         }
+    }
+}
+
+/// Where a request's time went, for the log line.
+struct PhaseTiming {
+    var decodeMilliseconds = 0.0
+    var storeMilliseconds = 0.0
+
+    mutating func measure<T>(_ phase: WritableKeyPath<PhaseTiming, Double>, _ body: () throws -> T) rethrows -> T {
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { self[keyPath: phase] += Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000 }
+        return try body()
     }
 }
