@@ -84,8 +84,6 @@ CREATE TABLE health_store.rollup_source (
   duration_s       numeric,
   distance_m       numeric,
   energy_kcal      numeric,
-  -- Rules total and sleep: 1 for the day's winning source, then 2, 3, …
-  rank             integer,
   PRIMARY KEY (person, type, day, source)
 );
 
@@ -114,6 +112,7 @@ CREATE TABLE health_store.rollup_day_type (
   -- The winning source (total, sleep) or the latest sample's source (latest).
   source           text,
   alternatives     jsonb,                     -- total, sleep: {source: total} of the others
+  ranked_sources   text[],                    -- total, sleep: every source, winner first
   min_value        double precision,
   max_value        double precision,
   measured_at      timestamptz,               -- latest: the start of the latest sample
