@@ -38,12 +38,15 @@ WITH g AS (
   GROUP BY s.person, s.type, s.day, s.source
 ),
 k AS (
-  SELECT g.*, c.rule,
+  SELECT g.*, c.rule, coalesce(ru.per_source_winner, false) AS per_source_winner, c.metric,
+         coalesce(ru.day_unit, c.unit) AS unit,
          CASE WHEN g.sum_whole IS NOT NULL OR g.sum_fraction IS NOT NULL
               THEN coalesce(g.sum_whole::bigint::numeric, 0) + coalesce(g.sum_fraction, 0) END AS sum_value
-  FROM g LEFT JOIN health_store.catalog c ON c.type = g.type
+  FROM g
+  LEFT JOIN health_store.catalog c ON c.type = g.type
+  LEFT JOIN health_store.rules ru ON ru.rule = c.rule
 )
-SELECT k.person, k.type, k.day, k.source, k.kind, k.samples, k.n_values, k.sum_value,
+SELECT k.person, k.type, k.day, k.source, k.rule, k.per_source_winner, k.metric, k.unit, k.kind, k.samples, k.n_values, k.sum_value,
        k.min_value, k.max_value, k.first_start_at, k.last_start_at,
        CASE k.rule WHEN 'total' THEN k.sum_value WHEN 'sleep' THEN sl.asleep_s / 60 END AS total,
        l.start_at AS latest_start_at, l.end_at AS latest_end_at, l.value AS latest_value, l.uuid AS latest_uuid,
@@ -101,7 +104,7 @@ WITH r AS (
          row_number() OVER (PARTITION BY r.person, r.type, r.day
                             ORDER BY array_position(p.sources, r.source) NULLS LAST,
                                      r.total DESC NULLS LAST,
-                                     r.source COLLATE "C") AS rank
+                                     r.source COLLATE "C") AS day_rank
   FROM health_store.rollup_source r
   LEFT JOIN health_store.source_priorities p ON p.person = r.person AND p.type = r.type
 ),
@@ -120,17 +123,17 @@ g AS (
          min(r.min_value) AS min_value,
          max(r.max_value) AS max_value,
          -- The winner's row (rank 1); max() only picks the one value there is.
-         max(r.source) FILTER (WHERE r.rank = 1) AS winner,
-         max(r.total) FILTER (WHERE r.rank = 1) AS winner_total,
-         jsonb_object_agg(r.source, r.total::double precision) FILTER (WHERE r.rank > 1) AS alternatives,
-         max(r.in_bed_s) FILTER (WHERE r.rank = 1) AS in_bed_s,
-         max(r.unspecified_s) FILTER (WHERE r.rank = 1) AS unspecified_s,
-         max(r.awake_s) FILTER (WHERE r.rank = 1) AS awake_s,
-         max(r.core_s) FILTER (WHERE r.rank = 1) AS core_s,
-         max(r.deep_s) FILTER (WHERE r.rank = 1) AS deep_s,
-         max(r.rem_s) FILTER (WHERE r.rank = 1) AS rem_s,
-         max(r.unknown_s) FILTER (WHERE r.rank = 1) AS unknown_s,
-         array_agg(r.source ORDER BY r.rank) AS ranked_sources,
+         max(r.source) FILTER (WHERE r.day_rank = 1) AS winner,
+         max(r.total) FILTER (WHERE r.day_rank = 1) AS winner_total,
+         jsonb_object_agg(r.source, r.total::double precision) FILTER (WHERE r.day_rank > 1) AS alternatives,
+         max(r.in_bed_s) FILTER (WHERE r.day_rank = 1) AS in_bed_s,
+         max(r.unspecified_s) FILTER (WHERE r.day_rank = 1) AS unspecified_s,
+         max(r.awake_s) FILTER (WHERE r.day_rank = 1) AS awake_s,
+         max(r.core_s) FILTER (WHERE r.day_rank = 1) AS core_s,
+         max(r.deep_s) FILTER (WHERE r.day_rank = 1) AS deep_s,
+         max(r.rem_s) FILTER (WHERE r.day_rank = 1) AS rem_s,
+         max(r.unknown_s) FILTER (WHERE r.day_rank = 1) AS unknown_s,
+         array_agg(r.source ORDER BY r.day_rank) AS ranked_sources,
          sum(r.workouts)::bigint AS workouts,
          sum(r.duration_s) AS duration_s,
          sum(r.distance_m) AS distance_m,
@@ -347,6 +350,13 @@ BEGIN
     AND NOT EXISTS (SELECT 1 FROM health_store.rollup_source r
                     WHERE r.person = p_person AND r.type = k.type AND r.day = k.day);
 
+  -- Each source's rank, from the day's ranking just made.
+  UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
+  FROM unnest(v_days, v_types) AS k(day, type)
+  JOIN health_store.rollup_day_type d ON d.person = p_person AND d.type = k.type AND d.day = k.day
+  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day
+    AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source);
+
   PERFORM health_store.refresh_days(p_person, v_days);
 END
 $$;
@@ -372,11 +382,11 @@ BEGIN
   END IF;
 
   INSERT INTO health_store.rollup_source AS t (
-    person, type, day, source, kind, samples, n_values, sum_value, min_value, max_value,
+    person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values, sum_value, min_value, max_value,
     first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value,
     latest_uuid, in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s, workouts,
     duration_s, distance_m, energy_kcal)
-  SELECT x.person, x.type, x.day, x.source, x.kind, x.samples, x.n_values, x.sum_value,
+  SELECT x.person, x.type, x.day, x.source, x.rule, x.per_source_winner, x.metric, x.unit, x.kind, x.samples, x.n_values, x.sum_value,
          x.min_value, x.max_value, x.first_start_at, x.last_start_at, x.total,
          x.latest_start_at, x.latest_end_at, x.latest_value, x.latest_uuid, x.in_bed_s,
          x.unspecified_s, x.awake_s, x.core_s, x.deep_s, x.rem_s, x.unknown_s, x.workouts,
@@ -386,6 +396,8 @@ BEGIN
                       WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
                       OFFSET 0) x
   ON CONFLICT (person, type, day, source) DO UPDATE SET
+    rule = excluded.rule, per_source_winner = excluded.per_source_winner,
+    metric = excluded.metric, unit = excluded.unit,
     kind = excluded.kind, samples = excluded.samples, n_values = excluded.n_values,
     sum_value = excluded.sum_value, min_value = excluded.min_value,
     max_value = excluded.max_value, first_start_at = excluded.first_start_at,
@@ -398,11 +410,13 @@ BEGIN
     duration_s = excluded.duration_s, distance_m = excluded.distance_m,
     energy_kcal = excluded.energy_kcal
   -- Unchanged rows are not rewritten.
-  WHERE (t.kind, t.samples, t.n_values, t.sum_value, t.min_value, t.max_value,
+  WHERE (t.rule, t.per_source_winner, t.metric, t.unit,
+          t.kind, t.samples, t.n_values, t.sum_value, t.min_value, t.max_value,
           t.first_start_at, t.last_start_at, t.total, t.latest_start_at, t.latest_end_at,
           t.latest_value, t.latest_uuid, t.in_bed_s, t.unspecified_s, t.awake_s, t.core_s,
           t.deep_s, t.rem_s, t.unknown_s, t.workouts, t.duration_s, t.distance_m, t.energy_kcal)
-    IS DISTINCT FROM (excluded.kind, excluded.samples, excluded.n_values, excluded.sum_value,
+    IS DISTINCT FROM (excluded.rule, excluded.per_source_winner, excluded.metric, excluded.unit,
+          excluded.kind, excluded.samples, excluded.n_values, excluded.sum_value,
           excluded.min_value, excluded.max_value, excluded.first_start_at,
           excluded.last_start_at, excluded.total, excluded.latest_start_at,
           excluded.latest_end_at, excluded.latest_value, excluded.latest_uuid,
@@ -453,6 +467,12 @@ BEGIN
   -- Day-major, as batches arriving in time order leave them: the views read by day.
   ORDER BY v.day, v.type;
 
+  UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
+  FROM health_store.rollup_day_type d
+  WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type)
+    AND r.person = p_person AND r.type = d.type AND r.day = d.day
+    AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source);
+
   IF p_type IS NULL THEN
     DELETE FROM health_store.rollup_day WHERE person = p_person;
     INSERT INTO health_store.rollup_day (
@@ -501,11 +521,11 @@ BEGIN
     DELETE FROM health_store.rollup_source WHERE person = v_person;
 
     INSERT INTO health_store.rollup_source (
-      person, type, day, source, kind, samples, n_values, sum_value, min_value, max_value,
+      person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values, sum_value, min_value, max_value,
       first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value,
       latest_uuid, in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s, workouts,
       duration_s, distance_m, energy_kcal)
-    SELECT v.person, v.type, v.day, v.source, v.kind, v.samples, v.n_values, v.sum_value,
+    SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit, v.kind, v.samples, v.n_values, v.sum_value,
            v.min_value, v.max_value, v.first_start_at, v.last_start_at, v.total,
            v.latest_start_at, v.latest_end_at, v.latest_value, v.latest_uuid, v.in_bed_s,
            v.unspecified_s, v.awake_s, v.core_s, v.deep_s, v.rem_s, v.unknown_s, v.workouts,
@@ -524,16 +544,25 @@ COMMENT ON FUNCTION health_store.rebuild_rollups(text) IS
 -- Every difference between one person's stored rollups and a recompute. Empty when equal.
 --
 -- Level 1 is compared with a recompute from the samples; level 2 with a recompute from the
--- stored level 1, level 3 with one from the stored level 2. All three empty means, level by
--- level, that every stored rollup equals a recompute from the samples alone.
+-- stored level 1, each source's rank with the stored level 2, level 3 with a recompute from
+-- the stored level 2. All empty means, level by level, that every stored rollup equals a
+-- recompute from the samples alone.
 CREATE FUNCTION health_store.verify_rollups(p_person text)
 RETURNS TABLE (level text, day date, type text, source text, stored jsonb, recomputed jsonb)
 LANGUAGE sql STABLE
 SET work_mem = '256MB'
 AS $$
   WITH stored_source AS (
-    SELECT r.type, r.day, r.source, to_jsonb(r) AS j
+    SELECT r.type, r.day, r.source, to_jsonb(r) - 'rank' AS j
     FROM health_store.rollup_source r WHERE r.person = p_person
+  ),
+  -- Each source's rank against the day's ranking.
+  rank_drift AS (
+    SELECT r.type, r.day, r.source, jsonb_build_object('rank', r.rank) AS stored,
+           jsonb_build_object('rank', array_position(d.ranked_sources, r.source)) AS recomputed
+    FROM health_store.rollup_source r
+    LEFT JOIN health_store.rollup_day_type d ON d.person = r.person AND d.type = r.type AND d.day = r.day
+    WHERE r.person = p_person AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source)
   ),
   calc_source AS (
     SELECT v.type, v.day, v.source, to_jsonb(v) AS j
@@ -554,6 +583,8 @@ AS $$
   SELECT 'source', coalesce(a.day, b.day), coalesce(a.type, b.type), coalesce(a.source, b.source), a.j, b.j
   FROM stored_source a FULL JOIN calc_source b ON a.type = b.type AND a.day = b.day AND a.source = b.source
   WHERE a.j IS DISTINCT FROM b.j
+  UNION ALL
+  SELECT 'rank', x.day, x.type, x.source, x.stored, x.recomputed FROM rank_drift x
   UNION ALL
   SELECT 'day_type', coalesce(a.day, b.day), coalesce(a.type, b.type), NULL, a.j, b.j
   FROM stored_day_type a FULL JOIN calc_day_type b ON a.type = b.type AND a.day = b.day

@@ -65,14 +65,12 @@ COMMENT ON COLUMN health.samples.export_id IS 'exportId of the export run that s
 ---------------------------------------------------------------------------------------------
 -- health.daily_source_totals
 CREATE VIEW health.daily_source_totals AS
-SELECT r.person, r.day, r.type, d.metric, d.unit, r.source, r.total::double precision AS total,
-       r.samples, x.rank, x.rank = 1 AS is_winner,
+SELECT r.person, r.day, r.type, r.metric, r.unit, r.source, r.total::double precision AS total,
+       r.samples, r.rank, r.rank = 1 AS is_winner,
        r.day >= coalesce(z.today, (SELECT ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date)) AS is_partial
-FROM health_store.rollup_day_type d
-JOIN health_store.rollup_source r ON r.person = d.person AND r.type = d.type AND r.day = d.day
-CROSS JOIN LATERAL (SELECT array_position(d.ranked_sources, r.source) AS rank) x
-LEFT JOIN health_store.zone_today z ON z.person = d.person
-WHERE d.per_source_winner;
+FROM health_store.rollup_source r
+LEFT JOIN health_store.zone_today z ON z.person = r.person
+WHERE r.per_source_winner;
 
 COMMENT ON VIEW health.daily_source_totals IS
   'Each source''s own day total for the per-source types (rules total and sleep), ranked: one row per person, local day, type and source. The winner (rank 1) is the day''s value in daily_totals; never add sources up.';

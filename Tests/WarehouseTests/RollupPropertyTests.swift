@@ -75,6 +75,7 @@ struct RollupPropertyTests {
                 ("day_type", "UPDATE health_store.rollup_day_type SET min_value = 1 WHERE type = 'HKQuantityTypeIdentifierHeartRate'"),
                 ("day", "DELETE FROM health_store.rollup_day"),
                 ("source", "DELETE FROM health_store.rollup_source WHERE source = 'watch' AND type = 'HKQuantityTypeIdentifierHeartRate'"),
+                ("rank", "UPDATE health_store.rollup_source SET rank = 3 - rank WHERE type = 'HKQuantityTypeIdentifierStepCount'"),
             ]
             for (level, sql) in tamper {
                 try c.query("BEGIN")
