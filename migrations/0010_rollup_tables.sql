@@ -94,10 +94,12 @@ CREATE TABLE health_store.rollup_source (
   -- rollup_day_type.ranked_sources).
   rank             integer,
   PRIMARY KEY (person, type, day, source)
-);
--- daily_source_totals reads one person's per-source rows in day order from this index.
-CREATE INDEX rollup_source_winners ON health_store.rollup_source (person, day, type, source)
-  INCLUDE (metric, unit, total, samples, rank) WHERE per_source_winner;
+)
+-- Room on each page, so a refresh can update a row in place (a HOT update, no new index
+-- entries): no column of this table's indexes changes when a key is refreshed.
+WITH (fillfactor = 70);
+-- daily_source_totals reads one person's per-source rows by day.
+CREATE INDEX rollup_source_winners ON health_store.rollup_source (person, day) WHERE per_source_winner;
 
 COMMENT ON TABLE health_store.rollup_source IS
   'Rollup level 1: per person, type, local day and source, the aggregates of the samples held; refreshed by refresh_rollups inside each batch.';
@@ -195,7 +197,8 @@ CREATE TABLE health_store.rollup_day (
   workout_duration_s        double precision,
   unknown_samples           bigint,
   PRIMARY KEY (person, day)
-);
+)
+WITH (fillfactor = 70);
 
 COMMENT ON TABLE health_store.rollup_day IS
   'Rollup level 3: per person and local day with any sample, the daily_summary values, pivoted from rollup_day_type.';

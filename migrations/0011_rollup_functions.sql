@@ -4,9 +4,7 @@
 -- refresh, the rebuild and the verification all read these views, so there is one
 -- definition of every number. Filtering a calc view on its key columns reaches the index
 -- below it (the filter is pushed under the GROUP BY or the window), so a refresh reads only
--- the keys it was given: it asks one key at a time in a LATERAL subquery kept apart with
--- OFFSET 0, because a flattened join condition cannot be pushed under a GROUP BY and the
--- view would be computed for every key of the person.
+-- the keys it was given.
 --
 -- Refreshing a key upserts its recomputed row and skips the write when nothing changed;
 -- a key left without samples loses its row. Every refresh runs under the person lock
@@ -220,14 +218,97 @@ GROUP BY d.person, d.day;
 COMMENT ON VIEW health_store.calc_day IS
   'Rollup level 3 computed from rollup_day_type: the daily_summary pivot, the only place its metrics are named (as health.catalog.metric).';
 
--- Level 3 for the given days of one person. Caller holds the person lock.
-CREATE FUNCTION health_store.refresh_days(p_person text, p_days date[])
+-- Refreshing runs as three statements, one per level, each reading the level below as the
+-- previous statement left it; deletes of keys left without data ride along in the same
+-- statement. Each asks its calc view one key at a time, in a LATERAL subquery kept apart
+-- with OFFSET 0: the key's equality conditions are pushed under the view's GROUP BY (or
+-- window) into an index scan of exactly that key. (Joined or `= ANY` conditions are not: the
+-- view would be computed for every key of the person.) Plans are generic (the statements are keyed the same way every time) and never
+-- JIT-compiled: a plan over a few keys can look costly enough to be compiled, and compiling
+-- costs more than running it.
+
+-- Levels 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: the
+-- day values and each source's rank, then the days' summary rows. Caller holds the person lock.
+CREATE FUNCTION health_store.refresh_day_types(p_person text, p_days date[], p_types text[])
 RETURNS void LANGUAGE plpgsql
--- Plans over a few keys can look costly enough to be JIT-compiled, which costs more than
--- running them many times over.
 SET jit = off
+SET plan_cache_mode = force_generic_plan
 AS $$
 BEGIN
+  WITH k AS (
+    SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)
+  ),
+  x AS (
+    SELECT v.* FROM k
+    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day_type v
+                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day OFFSET 0) v
+  ),
+  -- A pair left without level 1 rows has no data any more: no row.
+  gone AS (
+    DELETE FROM health_store.rollup_day_type d USING k
+    WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
+      AND NOT EXISTS (SELECT 1 FROM x WHERE x.type = k.type AND x.day = k.day)
+  ),
+  -- Each source's rank, from the day's ranking.
+  ranked AS (
+    UPDATE health_store.rollup_source r SET rank = array_position(x.ranked_sources, r.source)
+    FROM x
+    WHERE r.person = p_person AND r.type = x.type AND r.day = x.day
+      AND r.rank IS DISTINCT FROM array_position(x.ranked_sources, r.source)
+  )
+  INSERT INTO health_store.rollup_day_type AS t (
+    person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values,
+    first_start_at, last_start_at, value, source, alternatives, ranked_sources, min_value,
+    max_value, measured_at, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min,
+    in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
+  SELECT x.person, x.type, x.day, x.rule, x.per_source_winner, x.metric, x.unit, x.kind,
+         x.samples, x.n_values, x.first_start_at, x.last_start_at, x.value, x.source,
+         x.alternatives, x.ranked_sources, x.min_value, x.max_value, x.measured_at,
+         x.asleep_min, x.core_min, x.deep_min, x.rem_min, x.unspecified_min, x.awake_min,
+         x.in_bed_min, x.unknown_min, x.workouts, x.duration_s, x.distance_m, x.energy_kcal
+  FROM x
+  ON CONFLICT (person, type, day) DO UPDATE SET
+    rule = excluded.rule, per_source_winner = excluded.per_source_winner,
+    metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
+    samples = excluded.samples, n_values = excluded.n_values,
+    first_start_at = excluded.first_start_at, last_start_at = excluded.last_start_at,
+    value = excluded.value, source = excluded.source, alternatives = excluded.alternatives,
+    ranked_sources = excluded.ranked_sources, min_value = excluded.min_value,
+    max_value = excluded.max_value, measured_at = excluded.measured_at,
+    asleep_min = excluded.asleep_min, core_min = excluded.core_min,
+    deep_min = excluded.deep_min, rem_min = excluded.rem_min,
+    unspecified_min = excluded.unspecified_min, awake_min = excluded.awake_min,
+    in_bed_min = excluded.in_bed_min, unknown_min = excluded.unknown_min,
+    workouts = excluded.workouts, duration_s = excluded.duration_s,
+    distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal
+  -- Unchanged rows are not rewritten.
+  WHERE (t.rule, t.per_source_winner, t.metric, t.unit, t.kind, t.samples, t.n_values,
+          t.first_start_at, t.last_start_at, t.value, t.source, t.alternatives,
+          t.ranked_sources, t.min_value, t.max_value, t.measured_at, t.asleep_min, t.core_min,
+          t.deep_min, t.rem_min, t.unspecified_min, t.awake_min, t.in_bed_min, t.unknown_min,
+          t.workouts, t.duration_s, t.distance_m, t.energy_kcal)
+    IS DISTINCT FROM (excluded.rule, excluded.per_source_winner, excluded.metric, excluded.unit,
+          excluded.kind, excluded.samples, excluded.n_values, excluded.first_start_at,
+          excluded.last_start_at, excluded.value, excluded.source, excluded.alternatives,
+          excluded.ranked_sources, excluded.min_value, excluded.max_value, excluded.measured_at,
+          excluded.asleep_min, excluded.core_min, excluded.deep_min, excluded.rem_min,
+          excluded.unspecified_min, excluded.awake_min, excluded.in_bed_min,
+          excluded.unknown_min, excluded.workouts, excluded.duration_s, excluded.distance_m,
+          excluded.energy_kcal);
+
+  WITH k AS (
+    SELECT DISTINCT u.day FROM unnest(p_days) AS u(day)
+  ),
+  x AS (
+    SELECT v.* FROM k
+    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day v
+                        WHERE v.person = p_person AND v.day = k.day OFFSET 0) v
+  ),
+  gone AS (
+    DELETE FROM health_store.rollup_day d USING k
+    WHERE d.person = p_person AND d.day = k.day
+      AND NOT EXISTS (SELECT 1 FROM x WHERE x.day = k.day)
+  )
   INSERT INTO health_store.rollup_day AS t (
     person, day, steps, distance_m, flights_climbed, active_energy_kcal, basal_energy_kcal,
     exercise_min, stand_min, sleep_min, heart_rate_min, heart_rate_mean, heart_rate_max,
@@ -242,8 +323,7 @@ BEGIN
          x.body_temperature_c, x.blood_pressure_systolic, x.blood_pressure_diastolic,
          x.body_mass_kg, x.height_m, x.body_mass_index, x.body_fat_pct, x.lean_body_mass_kg,
          x.workouts, x.workout_duration_s, x.unknown_samples
-  FROM (SELECT DISTINCT u.day FROM unnest(p_days) AS u(day)) k
-  CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day v WHERE v.person = p_person AND v.day = k.day OFFSET 0) x
+  FROM x
   ON CONFLICT (person, day) DO UPDATE SET
     steps = excluded.steps, distance_m = excluded.distance_m,
     flights_climbed = excluded.flights_climbed,
@@ -280,141 +360,71 @@ BEGIN
           excluded.body_mass_kg, excluded.height_m, excluded.body_mass_index,
           excluded.body_fat_pct, excluded.lean_body_mass_kg, excluded.workouts,
           excluded.workout_duration_s, excluded.unknown_samples);
-
-  DELETE FROM health_store.rollup_day d
-  WHERE d.person = p_person AND d.day = ANY (p_days)
-    AND NOT EXISTS (SELECT 1 FROM health_store.rollup_day_type t WHERE t.person = p_person AND t.day = d.day);
 END
 $$;
 
--- Level 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: the
--- day values, then the days' summary rows. Caller holds the person lock.
-CREATE FUNCTION health_store.refresh_day_types(p_person text, p_days date[], p_types text[])
-RETURNS void LANGUAGE plpgsql
--- Plans over a few keys can look costly enough to be JIT-compiled, which costs more than
--- running them many times over.
-SET jit = off
-AS $$
-DECLARE
-  v_days  date[];
-  v_types text[];
-BEGIN
-  SELECT array_agg(k.day), array_agg(k.type) INTO v_days, v_types
-  FROM (SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)) k;
-  IF v_days IS NULL THEN
-    RETURN;
-  END IF;
-
-  INSERT INTO health_store.rollup_day_type AS t (
-    person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values,
-    first_start_at, last_start_at, value, source, alternatives, ranked_sources, min_value, max_value,
-    measured_at, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min,
-    in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
-  SELECT x.person, x.type, x.day, x.rule, x.per_source_winner, x.metric, x.unit, x.kind,
-         x.samples, x.n_values, x.first_start_at, x.last_start_at, x.value, x.source,
-         x.alternatives, x.ranked_sources, x.min_value, x.max_value, x.measured_at, x.asleep_min, x.core_min,
-         x.deep_min, x.rem_min, x.unspecified_min, x.awake_min, x.in_bed_min, x.unknown_min,
-         x.workouts, x.duration_s, x.distance_m, x.energy_kcal
-  FROM unnest(v_days, v_types) AS k(day, type)
-  CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day_type v
-                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day OFFSET 0) x
-  ON CONFLICT (person, type, day) DO UPDATE SET
-    rule = excluded.rule, per_source_winner = excluded.per_source_winner,
-    metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
-    samples = excluded.samples, n_values = excluded.n_values,
-    first_start_at = excluded.first_start_at, last_start_at = excluded.last_start_at,
-    value = excluded.value, source = excluded.source, alternatives = excluded.alternatives, ranked_sources = excluded.ranked_sources,
-    min_value = excluded.min_value, max_value = excluded.max_value,
-    measured_at = excluded.measured_at, asleep_min = excluded.asleep_min,
-    core_min = excluded.core_min, deep_min = excluded.deep_min, rem_min = excluded.rem_min,
-    unspecified_min = excluded.unspecified_min, awake_min = excluded.awake_min,
-    in_bed_min = excluded.in_bed_min, unknown_min = excluded.unknown_min,
-    workouts = excluded.workouts, duration_s = excluded.duration_s,
-    distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal
-  -- Unchanged rows are not rewritten.
-  WHERE (t.rule, t.per_source_winner, t.metric, t.unit, t.kind, t.samples, t.n_values,
-          t.first_start_at, t.last_start_at, t.value, t.source, t.alternatives, t.ranked_sources, t.min_value,
-          t.max_value, t.measured_at, t.asleep_min, t.core_min, t.deep_min, t.rem_min,
-          t.unspecified_min, t.awake_min, t.in_bed_min, t.unknown_min, t.workouts, t.duration_s,
-          t.distance_m, t.energy_kcal)
-    IS DISTINCT FROM (excluded.rule, excluded.per_source_winner, excluded.metric, excluded.unit,
-          excluded.kind, excluded.samples, excluded.n_values, excluded.first_start_at,
-          excluded.last_start_at, excluded.value, excluded.source, excluded.alternatives, excluded.ranked_sources,
-          excluded.min_value, excluded.max_value, excluded.measured_at, excluded.asleep_min,
-          excluded.core_min, excluded.deep_min, excluded.rem_min, excluded.unspecified_min,
-          excluded.awake_min, excluded.in_bed_min, excluded.unknown_min, excluded.workouts,
-          excluded.duration_s, excluded.distance_m, excluded.energy_kcal);
-
-  DELETE FROM health_store.rollup_day_type d USING unnest(v_days, v_types) AS k(day, type)
-  WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
-    AND NOT EXISTS (SELECT 1 FROM health_store.rollup_source r
-                    WHERE r.person = p_person AND r.type = k.type AND r.day = k.day);
-
-  -- Each source's rank, from the day's ranking just made.
-  UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
-  FROM unnest(v_days, v_types) AS k(day, type)
-  JOIN health_store.rollup_day_type d ON d.person = p_person AND d.type = k.type AND d.day = k.day
-  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day
-    AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source);
-
-  PERFORM health_store.refresh_days(p_person, v_days);
-END
-$$;
+COMMENT ON FUNCTION health_store.refresh_day_types(text, date[], text[]) IS
+  'Recomputes level 2 (rollup_day_type) and the ranks of the given (day, type) pairs of one person from rollup_source, then level 3 (rollup_day) of their days. Caller holds the person lock.';
 
 -- The rollups of the given (day, type, source) keys of one person, from the samples, then
 -- everything derived from them. store_batch calls it in the batch's transaction, holding the
 -- person lock, with every key the batch touched (the old key of a replaced sample included).
 CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
 RETURNS void LANGUAGE plpgsql
--- Plans over a few keys can look costly enough to be JIT-compiled, which costs more than
--- running them many times over.
 SET jit = off
+SET plan_cache_mode = force_generic_plan
 AS $$
-DECLARE
-  v_days    date[];
-  v_types   text[];
-  v_sources text[];
 BEGIN
-  SELECT array_agg(k.day), array_agg(k.type), array_agg(k.source) INTO v_days, v_types, v_sources
-  FROM (SELECT DISTINCT u.day, u.type, u.source FROM unnest(p_days, p_types, p_sources) AS u(day, type, source)) k;
-  IF v_days IS NULL THEN
+  IF p_days IS NULL OR cardinality(p_days) = 0 THEN
     RETURN;
   END IF;
 
+  WITH k AS (
+    SELECT DISTINCT u.day, u.type, u.source FROM unnest(p_days, p_types, p_sources) AS u(day, type, source)
+  ),
+  x AS (
+    SELECT v.* FROM k
+    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
+                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
+                        OFFSET 0) v
+  ),
+  -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
+  gone AS (
+    DELETE FROM health_store.rollup_source r USING k
+    WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
+      AND NOT EXISTS (SELECT 1 FROM x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source)
+  )
   INSERT INTO health_store.rollup_source AS t (
-    person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values, sum_value, min_value, max_value,
-    first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value,
-    latest_uuid, in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s, workouts,
-    duration_s, distance_m, energy_kcal)
-  SELECT x.person, x.type, x.day, x.source, x.rule, x.per_source_winner, x.metric, x.unit, x.kind, x.samples, x.n_values, x.sum_value,
-         x.min_value, x.max_value, x.first_start_at, x.last_start_at, x.total,
-         x.latest_start_at, x.latest_end_at, x.latest_value, x.latest_uuid, x.in_bed_s,
-         x.unspecified_s, x.awake_s, x.core_s, x.deep_s, x.rem_s, x.unknown_s, x.workouts,
-         x.duration_s, x.distance_m, x.energy_kcal
-  FROM unnest(v_days, v_types, v_sources) AS k(day, type, source)
-  CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
-                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
-                      OFFSET 0) x
+    person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values,
+    sum_value, min_value, max_value, first_start_at, last_start_at, total, latest_start_at,
+    latest_end_at, latest_value, latest_uuid, in_bed_s, unspecified_s, awake_s, core_s, deep_s,
+    rem_s, unknown_s, workouts, duration_s, distance_m, energy_kcal)
+  SELECT x.person, x.type, x.day, x.source, x.rule, x.per_source_winner, x.metric, x.unit,
+         x.kind, x.samples, x.n_values, x.sum_value, x.min_value, x.max_value, x.first_start_at,
+         x.last_start_at, x.total, x.latest_start_at, x.latest_end_at, x.latest_value,
+         x.latest_uuid, x.in_bed_s, x.unspecified_s, x.awake_s, x.core_s, x.deep_s, x.rem_s,
+         x.unknown_s, x.workouts, x.duration_s, x.distance_m, x.energy_kcal
+  FROM x
   ON CONFLICT (person, type, day, source) DO UPDATE SET
     rule = excluded.rule, per_source_winner = excluded.per_source_winner,
-    metric = excluded.metric, unit = excluded.unit,
-    kind = excluded.kind, samples = excluded.samples, n_values = excluded.n_values,
-    sum_value = excluded.sum_value, min_value = excluded.min_value,
-    max_value = excluded.max_value, first_start_at = excluded.first_start_at,
-    last_start_at = excluded.last_start_at, total = excluded.total,
-    latest_start_at = excluded.latest_start_at, latest_end_at = excluded.latest_end_at,
-    latest_value = excluded.latest_value, latest_uuid = excluded.latest_uuid,
-    in_bed_s = excluded.in_bed_s, unspecified_s = excluded.unspecified_s,
-    awake_s = excluded.awake_s, core_s = excluded.core_s, deep_s = excluded.deep_s,
-    rem_s = excluded.rem_s, unknown_s = excluded.unknown_s, workouts = excluded.workouts,
+    metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
+    samples = excluded.samples, n_values = excluded.n_values, sum_value = excluded.sum_value,
+    min_value = excluded.min_value, max_value = excluded.max_value,
+    first_start_at = excluded.first_start_at, last_start_at = excluded.last_start_at,
+    total = excluded.total, latest_start_at = excluded.latest_start_at,
+    latest_end_at = excluded.latest_end_at, latest_value = excluded.latest_value,
+    latest_uuid = excluded.latest_uuid, in_bed_s = excluded.in_bed_s,
+    unspecified_s = excluded.unspecified_s, awake_s = excluded.awake_s,
+    core_s = excluded.core_s, deep_s = excluded.deep_s, rem_s = excluded.rem_s,
+    unknown_s = excluded.unknown_s, workouts = excluded.workouts,
     duration_s = excluded.duration_s, distance_m = excluded.distance_m,
     energy_kcal = excluded.energy_kcal
   -- Unchanged rows are not rewritten.
-  WHERE (t.rule, t.per_source_winner, t.metric, t.unit,
-          t.kind, t.samples, t.n_values, t.sum_value, t.min_value, t.max_value,
-          t.first_start_at, t.last_start_at, t.total, t.latest_start_at, t.latest_end_at,
-          t.latest_value, t.latest_uuid, t.in_bed_s, t.unspecified_s, t.awake_s, t.core_s,
-          t.deep_s, t.rem_s, t.unknown_s, t.workouts, t.duration_s, t.distance_m, t.energy_kcal)
+  WHERE (t.rule, t.per_source_winner, t.metric, t.unit, t.kind, t.samples, t.n_values,
+          t.sum_value, t.min_value, t.max_value, t.first_start_at, t.last_start_at, t.total,
+          t.latest_start_at, t.latest_end_at, t.latest_value, t.latest_uuid, t.in_bed_s,
+          t.unspecified_s, t.awake_s, t.core_s, t.deep_s, t.rem_s, t.unknown_s, t.workouts,
+          t.duration_s, t.distance_m, t.energy_kcal)
     IS DISTINCT FROM (excluded.rule, excluded.per_source_winner, excluded.metric, excluded.unit,
           excluded.kind, excluded.samples, excluded.n_values, excluded.sum_value,
           excluded.min_value, excluded.max_value, excluded.first_start_at,
@@ -424,13 +434,7 @@ BEGIN
           excluded.deep_s, excluded.rem_s, excluded.unknown_s, excluded.workouts,
           excluded.duration_s, excluded.distance_m, excluded.energy_kcal);
 
-  -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
-  DELETE FROM health_store.rollup_source r USING unnest(v_days, v_types, v_sources) AS k(day, type, source)
-  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
-    AND NOT EXISTS (SELECT 1 FROM health_store.samples s
-                    WHERE s.person = p_person AND s.type = k.type AND s.day = k.day AND s.source = k.source);
-
-  PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
+  PERFORM health_store.refresh_day_types(p_person, p_days, p_types);
 END
 $$;
 
@@ -441,64 +445,66 @@ COMMENT ON FUNCTION health_store.refresh_rollups(text, date[], text[], text[]) I
 -- Caller holds the person lock.
 CREATE FUNCTION health_store.refresh_person_derived(p_person text, p_type text)
 RETURNS void LANGUAGE plpgsql
--- Plans over a few keys can look costly enough to be JIT-compiled, which costs more than
--- running them many times over.
 SET jit = off
 AS $$
 DECLARE
-  v_days date[];
+  v_days  date[];
+  v_types text[];
 BEGIN
-  SELECT array_agg(DISTINCT d.day) INTO v_days FROM health_store.rollup_day_type d
-  WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
-  DELETE FROM health_store.rollup_day_type d WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
+  IF p_type IS NOT NULL THEN
+    -- One type (a source priority changed): every day it has or had.
+    SELECT array_agg(x.day), array_agg(p_type) INTO v_days, v_types FROM (
+      SELECT r.day FROM health_store.rollup_source r WHERE r.person = p_person AND r.type = p_type
+      UNION SELECT d.day FROM health_store.rollup_day_type d WHERE d.person = p_person AND d.type = p_type) x;
+    IF v_days IS NOT NULL THEN
+      PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
+    END IF;
+    RETURN;
+  END IF;
 
+  DELETE FROM health_store.rollup_day WHERE person = p_person;
+  DELETE FROM health_store.rollup_day_type WHERE person = p_person;
   INSERT INTO health_store.rollup_day_type (
     person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values,
-    first_start_at, last_start_at, value, source, alternatives, ranked_sources, min_value, max_value,
-    measured_at, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min,
+    first_start_at, last_start_at, value, source, alternatives, ranked_sources, min_value,
+    max_value, measured_at, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min,
     in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
   SELECT v.person, v.type, v.day, v.rule, v.per_source_winner, v.metric, v.unit, v.kind,
          v.samples, v.n_values, v.first_start_at, v.last_start_at, v.value, v.source,
-         v.alternatives, v.ranked_sources, v.min_value, v.max_value, v.measured_at, v.asleep_min, v.core_min,
-         v.deep_min, v.rem_min, v.unspecified_min, v.awake_min, v.in_bed_min, v.unknown_min,
-         v.workouts, v.duration_s, v.distance_m, v.energy_kcal
+         v.alternatives, v.ranked_sources, v.min_value, v.max_value, v.measured_at,
+         v.asleep_min, v.core_min, v.deep_min, v.rem_min, v.unspecified_min, v.awake_min,
+         v.in_bed_min, v.unknown_min, v.workouts, v.duration_s, v.distance_m, v.energy_kcal
   FROM health_store.calc_day_type v
-  WHERE v.person = p_person AND (p_type IS NULL OR v.type = p_type)
+  WHERE v.person = p_person
   -- Day-major, as batches arriving in time order leave them: the views read by day.
   ORDER BY v.day, v.type;
 
   UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
   FROM health_store.rollup_day_type d
-  WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type)
-    AND r.person = p_person AND r.type = d.type AND r.day = d.day
+  WHERE d.person = p_person AND r.person = p_person AND r.type = d.type AND r.day = d.day
     AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source);
 
-  IF p_type IS NULL THEN
-    DELETE FROM health_store.rollup_day WHERE person = p_person;
-    INSERT INTO health_store.rollup_day (
-      person, day, steps, distance_m, flights_climbed, active_energy_kcal, basal_energy_kcal,
-      exercise_min, stand_min, sleep_min, heart_rate_min, heart_rate_mean, heart_rate_max,
-      resting_heart_rate, walking_heart_rate, hrv_sdnn_ms, oxygen_saturation_pct,
-      respiratory_rate, vo2_max, body_temperature_c, blood_pressure_systolic,
-      blood_pressure_diastolic, body_mass_kg, height_m, body_mass_index, body_fat_pct,
-      lean_body_mass_kg, workouts, workout_duration_s, unknown_samples)
-    SELECT v.person, v.day, v.steps, v.distance_m, v.flights_climbed, v.active_energy_kcal,
-           v.basal_energy_kcal, v.exercise_min, v.stand_min, v.sleep_min, v.heart_rate_min,
-           v.heart_rate_mean, v.heart_rate_max, v.resting_heart_rate, v.walking_heart_rate,
-           v.hrv_sdnn_ms, v.oxygen_saturation_pct, v.respiratory_rate, v.vo2_max,
-           v.body_temperature_c, v.blood_pressure_systolic, v.blood_pressure_diastolic,
-           v.body_mass_kg, v.height_m, v.body_mass_index, v.body_fat_pct, v.lean_body_mass_kg,
-           v.workouts, v.workout_duration_s, v.unknown_samples
-    FROM health_store.calc_day v WHERE v.person = p_person
-    ORDER BY v.day;
-  ELSE
-    SELECT array_agg(DISTINCT x.day) INTO v_days FROM (
-      SELECT unnest(v_days) AS day
-      UNION SELECT d.day FROM health_store.rollup_day_type d WHERE d.person = p_person AND d.type = p_type) x;
-    PERFORM health_store.refresh_days(p_person, v_days);
-  END IF;
+  INSERT INTO health_store.rollup_day (
+    person, day, steps, distance_m, flights_climbed, active_energy_kcal, basal_energy_kcal,
+    exercise_min, stand_min, sleep_min, heart_rate_min, heart_rate_mean, heart_rate_max,
+    resting_heart_rate, walking_heart_rate, hrv_sdnn_ms, oxygen_saturation_pct,
+    respiratory_rate, vo2_max, body_temperature_c, blood_pressure_systolic,
+    blood_pressure_diastolic, body_mass_kg, height_m, body_mass_index, body_fat_pct,
+    lean_body_mass_kg, workouts, workout_duration_s, unknown_samples)
+  SELECT v.person, v.day, v.steps, v.distance_m, v.flights_climbed, v.active_energy_kcal,
+         v.basal_energy_kcal, v.exercise_min, v.stand_min, v.sleep_min, v.heart_rate_min,
+         v.heart_rate_mean, v.heart_rate_max, v.resting_heart_rate, v.walking_heart_rate,
+         v.hrv_sdnn_ms, v.oxygen_saturation_pct, v.respiratory_rate, v.vo2_max,
+         v.body_temperature_c, v.blood_pressure_systolic, v.blood_pressure_diastolic,
+         v.body_mass_kg, v.height_m, v.body_mass_index, v.body_fat_pct, v.lean_body_mass_kg,
+         v.workouts, v.workout_duration_s, v.unknown_samples
+  FROM health_store.calc_day v WHERE v.person = p_person
+  ORDER BY v.day;
 END
 $$;
+
+COMMENT ON FUNCTION health_store.refresh_person_derived(text, text) IS
+  'Recomputes levels 2 and 3 of one person for one type (NULL: every type) from rollup_source, e.g. after a source priority changed. Caller holds the person lock.';
 
 -- Every rollup of one person (or of everyone, with NULL) from scratch.
 CREATE FUNCTION health_store.rebuild_rollups(p_person text DEFAULT NULL)
@@ -521,15 +527,15 @@ BEGIN
     DELETE FROM health_store.rollup_source WHERE person = v_person;
 
     INSERT INTO health_store.rollup_source (
-      person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values, sum_value, min_value, max_value,
-      first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value,
-      latest_uuid, in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s, workouts,
-      duration_s, distance_m, energy_kcal)
-    SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit, v.kind, v.samples, v.n_values, v.sum_value,
-           v.min_value, v.max_value, v.first_start_at, v.last_start_at, v.total,
-           v.latest_start_at, v.latest_end_at, v.latest_value, v.latest_uuid, v.in_bed_s,
-           v.unspecified_s, v.awake_s, v.core_s, v.deep_s, v.rem_s, v.unknown_s, v.workouts,
-           v.duration_s, v.distance_m, v.energy_kcal
+      person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values,
+      sum_value, min_value, max_value, first_start_at, last_start_at, total, latest_start_at,
+      latest_end_at, latest_value, latest_uuid, in_bed_s, unspecified_s, awake_s, core_s,
+      deep_s, rem_s, unknown_s, workouts, duration_s, distance_m, energy_kcal)
+    SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit,
+           v.kind, v.samples, v.n_values, v.sum_value, v.min_value, v.max_value,
+           v.first_start_at, v.last_start_at, v.total, v.latest_start_at, v.latest_end_at,
+           v.latest_value, v.latest_uuid, v.in_bed_s, v.unspecified_s, v.awake_s, v.core_s,
+           v.deep_s, v.rem_s, v.unknown_s, v.workouts, v.duration_s, v.distance_m, v.energy_kcal
     FROM health_store.calc_source v WHERE v.person = v_person
     ORDER BY v.day, v.type, v.source;
 
@@ -602,7 +608,6 @@ COMMENT ON FUNCTION health_store.verify_rollups(text) IS
 REVOKE EXECUTE ON FUNCTION
   health_store.refresh_rollups(text, date[], text[], text[]),
   health_store.refresh_day_types(text, date[], text[]),
-  health_store.refresh_days(text, date[]),
   health_store.refresh_person_derived(text, text),
   health_store.rebuild_rollups(text),
   health_store.verify_rollups(text)

@@ -311,7 +311,9 @@ SELECT f.person,
        f.stale_after,
        now() - f.received_at > f.stale_after AS is_stale,
        CASE WHEN now() - f.received_at > f.stale_after THEN
-         'Nothing has arrived for longer than ' || f.stale_after::text || '. Usual causes: '
+         format('No batch has arrived for %s hours (stale after %s hours). Usual causes: ',
+                round((extract(epoch FROM now() - f.received_at) / 3600)::numeric, 1),
+                round((extract(epoch FROM f.stale_after) / 3600)::numeric, 2)::double precision)
          || 'Low Power Mode is on (it stops the scheduled export); '
          || 'the app was swiped away in the app switcher (nothing is sent until it is opened again); '
          || 'the phone is locked (Health cannot be read until it is unlocked); '

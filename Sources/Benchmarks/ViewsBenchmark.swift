@@ -40,7 +40,7 @@ func runViewsBenchmark(_ arguments: [String]) throws {
         case "--skip-naive": options.naive = false
         case "--skip-upkeep": options.upkeep = false
         case "-h", "--help":
-            print(ViewsBenchmark.usage)
+            ViewsBenchmark.say(ViewsBenchmark.usage)
             return
         default:
             throw BenchmarkError.usage("unknown option \(arguments[i])\n\(ViewsBenchmark.usage)")
@@ -73,6 +73,12 @@ struct ViewsBenchmark {
 
     let options: Options
     static let person = "bench"
+
+    /// One line to standard output, unbuffered: a 10M run takes a while, and progress should
+    /// show even when the output goes to a file.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
     static let zone = "Europe/Berlin"
 
     func run() throws {
@@ -82,10 +88,10 @@ struct ViewsBenchmark {
         let main = try databases.fresh("views")
         let connection = try PostgresConnection(connectionString: main)
         defer { connection.close() }
-        print("views benchmark: PostgreSQL \(connection.serverVersion / 10000).\(connection.serverVersion % 100), \(databases.label)")
+        ViewsBenchmark.say("views benchmark: PostgreSQL \(connection.serverVersion / 10000).\(connection.serverVersion % 100), \(databases.label)")
 
         let load = try loadSamples(main, connection: connection)
-        print(String(format: "loaded %@ samples for %@ (%d days, %.1f years) + %@ for a second person in %.0f s; rollups rebuilt in %.1f s",
+        ViewsBenchmark.say(String(format: "loaded %@ samples for %@ (%d days, %.1f years) + %@ for a second person in %.0f s; rollups rebuilt in %.1f s",
                      Self.grouped(load.samples), Self.person, load.days, Double(load.days) / 365.25,
                      Self.grouped(load.otherSamples), load.loadSeconds, load.rebuildSeconds))
         let sizes = try connection.query("""
@@ -96,10 +102,12 @@ struct ViewsBenchmark {
                    (SELECT count(*) FROM health_store.rollup_day)
             """)
         if let s = sizes.first {
-            print("samples table \(s[0] ?? "?"); rollups \(s[1] ?? "?") (\(s[2] ?? "?") source rows, \(s[3] ?? "?") day-type rows, \(s[4] ?? "?") day rows)")
+            ViewsBenchmark.say("samples table \(s[0] ?? "?"); rollups \(s[1] ?? "?") (\(s[2] ?? "?") source rows, \(s[3] ?? "?") day-type rows, \(s[4] ?? "?") day rows)")
         }
+        let verifyStarted = ContinuousClock.now
         let drift = try connection.query("SELECT count(*) FROM health_store.verify_rollups($1)", [Self.person]).first?[0]
-        print("verify_rollups(\(Self.person)): \(drift ?? "?") differences")
+        ViewsBenchmark.say(String(format: "verify_rollups(%@): %@ differences, in %.1f s", Self.person, drift ?? "?",
+                     Self.seconds(ContinuousClock.now - verifyStarted)))
 
         try timeViews(connection, lastDay: load.lastDay)
 
@@ -170,7 +178,8 @@ struct ViewsBenchmark {
 
         // The streams, spread over two connections (the machine has two cores).
         var jobs: [(sql: String, parameters: [String])] = []
-        for s in Self.streams {
+        // Largest first, so the two workers finish together.
+        for s in Self.streams.sorted(by: { $0.perDay > $1.perDay }) {
             jobs.append(("SELECT bench.stream($1, $2, $3::date - ($4::int - 1), $4::int, $5, $6, $7, $8, $9::float8, $10::float8, $11::float8, $12::float8, $13::float8, $14::float8, $15::bool)",
                          [Self.person, Self.zone, lastDay, String(days), s.type, s.group, s.source, s.unit, String(s.perDay),
                           String(s.from), String(s.span), String(s.length), String(s.low), String(s.high), String(s.whole)]))
@@ -182,7 +191,6 @@ struct ViewsBenchmark {
             jobs.append(("SELECT bench.stream('partner', 'America/New_York', $1::date - 59, 60, $2, $3, $4, $5, $6::float8, 7, 16, 300, 0, 40, true)",
                          [lastDay, s.type, s.group, s.source, s.unit, String(s.perDay)]))
         }
-        // Largest first, so the two workers finish together.
         let started = ContinuousClock.now
         let counts = try Self.runParallel(jobs, on: connectionString, workers: 2)
         let loadSeconds = Self.seconds(ContinuousClock.now - started)
@@ -259,22 +267,22 @@ struct ViewsBenchmark {
                     timing.naiveMs = naiveMs
                     let diff = Self.differences(rollupRows, naiveRows)
                     timing.equal = diff.isEmpty
-                    for d in diff.prefix(3) { print("  difference in \(view) (\(span)): \(d)") }
+                    for d in diff.prefix(3) { ViewsBenchmark.say("  difference in \(view) (\(span)): \(d)") }
                 }
                 timings.append(timing)
-                print(Self.line(timing))
+                ViewsBenchmark.say(Self.line(timing))
             }
         }
-        print("")
-        print("| view | span | rows | rollup views (median) | naive views (median) | speed-up | answers equal |")
-        print("|---|---|---:|---:|---:|---:|---|")
+        ViewsBenchmark.say("")
+        ViewsBenchmark.say("| view | span | rows | rollup views (median) | naive views (median) | speed-up | answers equal |")
+        ViewsBenchmark.say("|---|---|---:|---:|---:|---:|---|")
         for t in timings {
             let naive = t.naiveMs.map { Self.ms($0) } ?? "—"
             let ratio = t.naiveMs.map { String(format: "%.0f×", $0 / t.rollupMs) } ?? "—"
             let equal = t.equal.map { $0 ? "yes" : "**no**" } ?? "—"
-            print("| `\(t.view)` | \(t.span) | \(t.rows) | \(Self.ms(t.rollupMs)) | \(naive) | \(ratio) | \(equal) |")
+            ViewsBenchmark.say("| `\(t.view)` | \(t.span) | \(t.rows) | \(Self.ms(t.rollupMs)) | \(naive) | \(ratio) | \(equal) |")
         }
-        print("")
+        ViewsBenchmark.say("")
         if timings.contains(where: { $0.equal == false }) {
             throw BenchmarkError.usage("the rollup views and the naive views disagree (see above)")
         }
@@ -392,8 +400,15 @@ struct ViewsBenchmark {
             """)
         for c in [with, without] { try c.query("SELECT health.set_time_zone('u', $1)", [Self.zone]) }
 
+        // The server backend's own CPU time, from /proc/<pid>/schedstat: on a shared machine
+        // it moves far less with other load than wall time does. (Only readable when the
+        // server runs here and /proc allows it; otherwise only wall time is reported.)
+        let pidWith = Int32(try with.query("SELECT pg_backend_pid()").first?[0] ?? "0") ?? 0
+        let pidWithout = Int32(try without.query("SELECT pg_backend_pid()").first?[0] ?? "0") ?? 0
         let exportId = UUID().uuidString
         var timeWith = 0.0, timeWithout = 0.0
+        var cpuWith = 0.0, cpuWithout = 0.0
+        var cpuKnown = Self.cpuSeconds(pid: pidWith) != nil && Self.cpuSeconds(pid: pidWithout) != nil
         var perWith: [Double] = [], perWithout: [Double] = []
         for (n, body) in batches.enumerated() {
             let envelope = """
@@ -404,23 +419,40 @@ struct ViewsBenchmark {
             // Alternate which database goes first, so neither always meets a warmer cache.
             let order = n % 2 == 0 ? [(with, true), (without, false)] : [(without, false), (with, true)]
             for (c, isWith) in order {
+                let pid = isWith ? pidWith : pidWithout
+                let cpuBefore = cpuKnown ? Self.cpuSeconds(pid: pid) : nil
                 let started = ContinuousClock.now
                 try c.query("""
                     SELECT * FROM health_store.store_batch('u', 'http', 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')))
                     """, [envelope, PostgresBinaryText(body)])
                 let ms = Self.seconds(ContinuousClock.now - started) * 1000
                 if isWith { timeWith += ms; perWith.append(ms) } else { timeWithout += ms; perWithout.append(ms) }
+                if let before = cpuBefore, let after = Self.cpuSeconds(pid: pid) {
+                    if isWith { cpuWith += after - before } else { cpuWithout += after - before }
+                } else {
+                    cpuKnown = false
+                }
             }
         }
         let drift = try with.query("SELECT count(*) FROM health_store.verify_rollups('u')").first?[0] ?? "?"
         let added = (timeWith - timeWithout) / timeWithout * 100
         perWith.sort(); perWithout.sort()
-        print(String(format: "upkeep, %@: %d batches (%d days), store_batch median %@ with the rollup refresh vs %@ without; total %.2f s vs %.2f s: %+.1f%% (verify_rollups: %@ differences)",
+        let cpu = cpuKnown
+            ? String(format: "; server CPU %.2f s vs %.2f s: %+.1f%%", cpuWith, cpuWithout, (cpuWith - cpuWithout) / cpuWithout * 100)
+            : ""
+        ViewsBenchmark.say(String(format: "upkeep, %@: %d batches (%d days), store_batch median %@ with the rollup refresh vs %@ without; wall total %.2f s vs %.2f s: %+.1f%%%@ (verify_rollups: %@ differences)",
                      label, batches.count, days, Self.ms(perWith[perWith.count / 2]), Self.ms(perWithout[perWithout.count / 2]),
-                     timeWith / 1000, timeWithout / 1000, added, drift))
+                     timeWith / 1000, timeWithout / 1000, added, cpu, drift))
     }
 
     // MARK: - Helpers
+
+    /// CPU time a process has run, in seconds (first field of /proc/<pid>/schedstat, in ns).
+    static func cpuSeconds(pid: Int32) -> Double? {
+        guard pid > 0, let text = try? String(contentsOfFile: "/proc/\(pid)/schedstat", encoding: .utf8),
+              let first = text.split(separator: " ").first, let ns = Double(first) else { return nil }
+        return ns / 1e9
+    }
 
     static func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
