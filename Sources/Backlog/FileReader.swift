@@ -122,13 +122,15 @@ private struct FileJob {
         if let previous, !isWhole {
             if size >= previous.ingestedBytes, previous.ingestedBytes > 0 {
                 guard hashPrefix(previous.ingestedBytes) else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
-                if hash.digest() == previous.sha256 {
+                if hash.digest() == previous.sha256 && (format != .csv || size == previous.ingestedBytes || startsWithHeader(at: previous.ingestedBytes)) {
                     start = StreamPosition(offset: previous.ingestedBytes, line: previous.ingestedLines + 1, records: previous.ingestedRecords)
                     if size == previous.ingestedBytes {
                         // Touched, not changed: remember the new time so the next run skips it unread.
                         return reader.send(.fileEnd(file: index, outcome: .skipped, ledger: ledgerUpdate(size: size, modified: modified, at: start, countsAsRun: false)))
                     }
                 } else {
+                    // Rewritten, or CSV rows appended without a header row of their own (they belong
+                    // to the body before them): read the file from the start.
                     hash = RunningSHA256()
                     guard lseek(fd, 0, SEEK_SET) == 0 else {
                         fail("cannot read: \(String(cString: strerror(errno)))")
@@ -324,6 +326,15 @@ private struct FileJob {
         buffer.removeLast(want - filled)
         reader.addBytes(filled)
         return buffer
+    }
+
+    /// True when the file has a CSV header row (`schemaVersion,…`) at `offset`.
+    private func startsWithHeader(at offset: Int64) -> Bool {
+        let name = Array("schemaVersion".utf8)
+        var bytes = [UInt8](repeating: 0, count: name.count + 1)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard n >= name.count, Array(bytes[0..<name.count]) == name else { return false }
+        return n == name.count || bytes[name.count] == UInt8(ascii: ",") || bytes[name.count] == 0x0A || bytes[name.count] == 0x0D
     }
 
     /// Feeds the first `count` bytes of the file to the hash; false after a read error.

@@ -92,6 +92,7 @@ public final class Ingester: Sendable {
         let bytesDone = Atomic<Int64>(0)
         let probes = Atomic<Int>(0)
         let stopReading = Atomic<Bool>(false)
+        let readerStopped = Atomic<Bool>(false)
         let person = options.person
         let readerDone = DispatchSemaphore(value: 0)
         let unknownFormat = options.format == nil
@@ -101,16 +102,22 @@ public final class Ingester: Sendable {
                 person: person, send: { queue.put($0) }, report: report,
                 addBytes: { bytesDone.add(Int64($0), ordering: .relaxed) },
                 addProbe: { probes.add(1, ordering: .relaxed) },
-                shouldStop: { stopReading.load(ordering: .relaxed) })
+                shouldStop: { stopReading.load(ordering: .relaxed) || shouldStop() })
             for (index, file) in files.enumerated() {
-                if stopReading.load(ordering: .relaxed) { break }
+                if stopReading.load(ordering: .relaxed) || shouldStop() {
+                    readerStopped.store(true, ordering: .relaxed)
+                    break
+                }
                 if file.format == nil && !file.isStandardInput {
                     report(IngestFailure(path: file.displayPath, message: "cannot tell the format from the name: name it .json, .jsonl, .ndjson or .csv (optionally .gz)"
                                          + (unknownFormat ? ", or pass --format" : "")))
                     guard queue.put(.fileEnd(file: index, outcome: .failed, ledger: nil)) else { break }
                     continue
                 }
-                guard reader.read(file, index: index, plan: readPlans[index]) else { break }
+                guard reader.read(file, index: index, plan: readPlans[index]) else {
+                    readerStopped.store(true, ordering: .relaxed)
+                    break
+                }
             }
             queue.finish()
             readerDone.signal()
@@ -203,6 +210,7 @@ public final class Ingester: Sendable {
             queue.close()
         }
         readerDone.wait()
+        if readerStopped.load(ordering: .relaxed) && !summary.aborted { summary.interrupted = true }
         if summary.aborted && !failures.withLock({ $0.isEmpty }) {
             summary.filesFailed += 1  // the file the database failed under
         }

@@ -146,6 +146,24 @@ struct IngestTests {
         }
     }
 
+    @Test("CSV rows appended without a header row of their own belong to the body before them: the file is read again from the start")
+    func appendedRowsWithoutHeader() throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        try folder.write("x.csv", TestBodies.csv(export: 1, steps: [(1, 10)]))
+        try TestPostgres.withDatabase { db in
+            #expect(ingest(db, [folder.path]).inserted == 1)
+            let more = TestBodies.csv(export: 1, steps: [(2, 11)])
+            try folder.append("x.csv", Array(more[(more.firstIndex(of: 0x0A)! + 1)...]))
+            let summary = ingest(db, [folder.path])
+            #expect(summary.failures == [])
+            #expect(summary.batches == 1)
+            #expect(summary.inserted == 1)
+            #expect(summary.duplicates == 1)
+            #expect(try db.scalar("SELECT value FROM health_store.samples WHERE uuid = $1::uuid", [TestBodies.uuid(2)], as: Double.self) == 11)
+        }
+    }
+
     @Test("new lines of a JSON-lines file are read from where it ended")
     func appendedJSONLines() throws {
         let folder = try TempFolder()
