@@ -3,6 +3,7 @@ import Warehouse
 
 /// What the ledger knows about one file (`health_store.ingested_files`).
 public struct LedgerEntry: Sendable, Equatable {
+    /// The file's size and modification time (ns since the epoch) when it was last read.
     public var size: Int64
     public var modifiedNanoseconds: Int64
     /// Everything before this offset is stored.

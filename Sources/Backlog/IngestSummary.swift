@@ -8,6 +8,7 @@ public struct IngestFailure: Sendable, Equatable, CustomStringConvertible {
     /// The reason.
     public var message: String
 
+    /// A failure of the file at `path`.
     public init(path: String, message: String) {
         self.path = path
         self.message = message
@@ -31,7 +32,8 @@ public struct IngestSummary: Sendable, Equatable {
     public var batches = 0
     /// Connectivity probes found in files (nothing stored).
     public var probes = 0
-    /// Counts summed over the batches, as the receiver reports them.
+    /// Counts summed over the batches, as the receiver reports them: samples in them, new,
+    /// already held, replaced by a newer copy, kept apart in quarantine.
     public var samples = 0
     public var inserted = 0
     public var duplicates = 0
@@ -39,6 +41,8 @@ public struct IngestSummary: Sendable, Equatable {
     public var quarantined = 0
     /// Wall time of the run.
     public var seconds = 0.0
+    /// Of `seconds`, the time spent in the database's transactions (the rest is reading, walking and waiting).
+    public var databaseSeconds = 0.0
     /// True when a signal stopped the run between batches.
     public var interrupted = false
     /// True when the database failed under the run and it stopped early.
@@ -46,6 +50,7 @@ public struct IngestSummary: Sendable, Equatable {
     /// Every failure, in the order found.
     public var failures: [IngestFailure] = []
 
+    /// An empty summary.
     public init() {}
 
     /// Samples per second over the run.
@@ -88,11 +93,15 @@ public struct IngestSummary: Sendable, Equatable {
 
 /// Where a run stands, for a progress line.
 public struct IngestProgress: Sendable {
+    /// Files finished (ingested, skipped or failed) and found.
     public var filesDone: Int
     public var filesTotal: Int
+    /// Samples stored so far.
     public var samples: Int
+    /// Bytes read so far, and the sizes of the files to read.
     public var bytesDone: Int64
     public var bytesTotal: Int64
+    /// Since the run started.
     public var seconds: Double
 
     /// Samples stored per second so far.

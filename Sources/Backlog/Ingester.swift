@@ -14,6 +14,7 @@ public struct IngestOptions: Sendable {
     /// Read every file again, whatever the ledger says (duplicates are free: upsert on uuid).
     public var force: Bool
 
+    /// Options for a run; the person is not checked here (the command does).
     public init(person: String = PersonName.defaultPerson, format: BacklogFormat? = nil, force: Bool = false) {
         self.person = person
         self.format = format
@@ -140,6 +141,8 @@ public final class Ingester: Sendable {
         /// Stores one batch (with the ledger row when given); false when the run must stop.
         func storeBatch(_ item: (file: Int, batch: Batch, sha: [UInt8]), ledger: LedgerUpdate?) -> Bool {
             let file = files[item.file]
+            let storeStarted = DispatchTime.now().uptimeNanoseconds
+            defer { summary.databaseSeconds += Double(DispatchTime.now().uptimeNanoseconds - storeStarted) / 1e9 }
             do {
                 let counts = try store.store(item.batch, file: file.absolutePath, sha: item.sha, ledger: ledger,
                                              fileBatches: fileBatches, fileCounts: fileCounts)

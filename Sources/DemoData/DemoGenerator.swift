@@ -39,6 +39,7 @@ public struct DemoGenerator: Sendable {
         public var sampleCount: Int
         /// The run's exportId and this batch's place in it.
         public var exportId: String
+        /// 1-based position in the run, and whether it is the run's last batch.
         public var batchSequence: Int
         public var isFinalBatch: Bool
         /// `anchor` or `window`.
@@ -47,11 +48,13 @@ public struct DemoGenerator: Sendable {
 
     /// What a generation wrote.
     public struct Summary: Sendable, Equatable {
+        /// Bodies (files) written, samples in them, export runs they came from.
         public var bodies = 0
         public var samples = 0
         public var runs = 0
         /// Samples sent a second time because a manual export covered them too.
         public var resent = 0
+        /// Bytes of all bodies.
         public var bytes = 0
     }
 

@@ -24,7 +24,7 @@ public struct DemoSample: Sendable {
     public var value: String?
     /// Category name, absent for a value this build does not know.
     public var name: String?
-    /// Workout fields.
+    /// Workout fields: absent where the app sends no key.
     public var activityType: Int?
     public var activityName: String?
     public var durationSeconds: String?
