@@ -18,6 +18,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     var format = PayloadFormat.json
     var keep: String?
     var runs = 2
+    var manualExportDays = 0
     var index = 0
     while index < arguments.count {
         let argument = arguments[index]
@@ -36,11 +37,14 @@ func runIngestBenchmark(_ arguments: [String]) throws {
             format = f
         case "--keep":
             keep = try value()
+        case "--full-batches":
+            // Manual 30-day exports: 1000-sample batches instead of the schedule's few hundred.
+            manualExportDays = 30
         case "--runs":
             guard let n = Int(try value()), n > 0 else { throw BenchmarkError.usage("--runs must be a positive whole number") }
             runs = n
         default:
-            throw BenchmarkError.usage("usage: health-warehouse-bench ingest [--days N (1150)] [--format json|csv] [--runs N (2)] [--keep DIR]")
+            throw BenchmarkError.usage("usage: health-warehouse-bench ingest [--days N (1150)] [--format json|csv] [--runs N (2)] [--full-batches] [--keep DIR]")
         }
     }
     func say(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
@@ -51,7 +55,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let generateStart = now()
-    let summary = try DemoGenerator(.init(start: CivilDate("2023-01-02")!, days: days, format: format, seed: 1)).generate { body in
+    let summary = try DemoGenerator(.init(start: CivilDate("2023-01-02")!, days: days, format: format, seed: 1, manualExportDays: manualExportDays)).generate { body in
         try Data(body.bytes).write(to: URL(fileURLWithPath: folder + "/" + body.fileName))
     }
     say("backlog: \(summary.bodies) \(format.rawValue) files, \(summary.samples) samples, \(summary.bytes / 1_000_000) MB, generated in \(String(format: "%.1f", now() - generateStart)) s")
@@ -126,7 +130,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     }
 
     print("""
-        ingest benchmark (\(days) days, \(format.rawValue), \(summary.bodies) files, \(result.samples) samples, \(rows) distinct rows)
+        ingest benchmark (\(days) days, \(format.rawValue), \(manualExportDays > 0 ? "manual 30-day exports" : "scheduled exports"), \(summary.bodies) files, \(result.samples) samples, \(rows) distinct rows)
           ingest:  \(String(format: "%.1f", bestIngest)) s, \(Int(ingestSamples)) samples/s (\(Int(ingestRows)) rows stored/s), \(result.batches) batches, one transaction each (best of \(ingestTimes.joined(separator: ", ")) s; \(String(format: "%.1f", result.databaseSeconds)) s of it inside the batches' transactions)
           COPY:    \(String(format: "%.1f", bestCopy)) s, \(Int(copyRows)) rows/s into the same tables and indexes, \(copied) samples + \(dumps.filter { $0.table != "samples" }.map(\.table).joined(separator: " + ")) (best of \(copyTimes.joined(separator: ", ")) s)
           ratio:   \(String(format: "%.2f", ingestRows / copyRows))× COPY's rate (rows stored/s; goal ≥ 0.8×)

@@ -19,13 +19,18 @@ public struct DemoGenerator: Sendable {
         public var format: PayloadFormat
         /// Decides every draw.
         public var seed: UInt64
+        /// 0 (the default): the scheduled export a few times a day. N > 0: no schedule; a manual
+        /// export every N days covers them (`basis` `window`), in full batches of 1000 samples,
+        /// as when a user fills in history by hand (the longest manual range is 30 days).
+        public var manualExportDays: Int
 
         /// Options for `days` days from `start`.
-        public init(start: CivilDate, days: Int, format: PayloadFormat = .json, seed: UInt64 = 1) {
+        public init(start: CivilDate, days: Int, format: PayloadFormat = .json, seed: UInt64 = 1, manualExportDays: Int = 0) {
             self.start = start
             self.days = days
             self.format = format
             self.seed = seed
+            self.manualExportDays = manualExportDays
         }
     }
 
@@ -126,6 +131,17 @@ public struct DemoGenerator: Sendable {
             let horizon = CentralEuropeanTime.instant(date, minutes: -1440)
             recent.removeAll { $0.start < horizon }
             recent.append(contentsOf: made)
+            if options.manualExportDays > 0 {
+                // By hand every N days, the next morning: "last N days", a day of overlap with the previous one.
+                guard (dayNumber + 1) % options.manualExportDays == 0 || dayNumber == options.days - 1 else { continue }
+                let time = CentralEuropeanTime.instant(date.adding(days: 1), minutes: 480)
+                let due = pending.filter { $0.written <= time }
+                pending.removeAll { $0.written <= time }
+                let from = min(lastAnchor.map { $0 - 86_400_000 } ?? time, due.map(\.start).min() ?? time)
+                lastAnchor = time
+                try export(due, at: time, basis: "window", window: (from, time), occasion: (from, time))
+                continue
+            }
             for run in simulator.runs(on: date) {
                 let time = CentralEuropeanTime.instant(date, minutes: run.minutes)
                 if run.manual {
@@ -139,7 +155,11 @@ public struct DemoGenerator: Sendable {
             }
         }
         // The next morning's run delivers whatever is still waiting.
-        if !pending.isEmpty {
+        if !pending.isEmpty && options.manualExportDays > 0 {
+            let time = pending.map(\.written).max()! + 60_000
+            let from = pending.map(\.start).min()!
+            try export(pending, at: time, basis: "window", window: (from, time), occasion: (from, time))
+        } else if !pending.isEmpty {
             let morning = CentralEuropeanTime.instant(options.start.adding(days: options.days), minutes: 470)
             let latest = pending.map(\.written).max()!
             try anchorRun(at: max(morning, latest + 60_000))

@@ -48,6 +48,27 @@ struct GenerateTests {
         #expect(Set(bodies.map(\.basis)) == ["anchor", "window"])
     }
 
+    @Test("manual exports every 30 days: full batches of 1000 samples, basis window, every sample inside its window")
+    func manualExports() throws {
+        var options = Self.options
+        options.manualExportDays = 30
+        let bodies = DemoGenerator(options).bodies()
+        #expect(Set(bodies.map(\.basis)) == ["window"])
+        #expect(bodies.filter { $0.sampleCount == 1000 }.count >= bodies.count - 3)
+        for body in bodies {
+            guard case .batches(let batches) = try PayloadDecoder.decode(json: body.bytes) else { continue }
+            #expect(batches[0].quarantined == [])
+            let from = Timestamp(batches[0].envelope.windowStart)!.millisecondsSinceEpoch
+            let to = Timestamp(batches[0].envelope.windowEnd)!.millisecondsSinceEpoch
+            for sample in try Self.samples(body) {
+                #expect(Timestamp(sample["start"] as! String)!.millisecondsSinceEpoch >= from)
+                #expect(Timestamp(sample["end"] as! String)!.millisecondsSinceEpoch <= to)
+            }
+        }
+        let regular = DemoGenerator(Self.options).bodies().reduce(0) { $0 + $1.sampleCount }
+        #expect(bodies.reduce(0) { $0 + $1.sampleCount } < regular, "no 3-hour resends")
+    }
+
     @Test("JSON bodies have exactly the reference's shape: the twelve envelope keys, sorted and unindented")
     func jsonShape() throws {
         let bodies = DemoGenerator(Self.options).bodies()
