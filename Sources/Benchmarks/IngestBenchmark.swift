@@ -63,6 +63,12 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     // 2. A throwaway cluster; every database a copy of the migrated template.
     let cluster = try TestCluster()
     defer { cluster.destroy() }
+    // No autovacuum: it would work on the database just loaded while the other side is timed.
+    // A checkpoint before each timed phase, so neither pays for the other's dirty pages.
+    let admin = try PostgresConnection(connectionString: cluster.connectionString(database: "postgres"))
+    defer { admin.close() }
+    try admin.query("ALTER SYSTEM SET autovacuum = off")
+    try admin.query("SELECT pg_reload_conf()")
     let schema = Migrator().migrations.map(\.fileName).joined(separator: ", ")
     say("schema: \(schema)")
 
@@ -81,6 +87,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     for run in 1...runs {
         let db = try cluster.freshDatabase(label: "bench_ingest_\(run)")
         let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 2)
+        try admin.query("CHECKPOINT")
         let serverBefore = serverCPUSeconds(cluster), ownBefore = ownCPUSeconds()
         let summary = Ingester(pool: pool, options: IngestOptions()).run([folder])
         pool.close()
@@ -104,6 +111,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
             say("COPY loads: " + dumps.map(\.table).joined(separator: ", "))
         }
         let connection = try copyDB.connect()
+        try admin.query("CHECKPOINT")
         let copyServerBefore = serverCPUSeconds(cluster)
         let copyStart = now()
         try connection.withTransaction { c in
