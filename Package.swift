@@ -26,13 +26,15 @@ let package = Package(
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "CCrypto"],
                 plugins: ["EmbedMigrations"]),
         .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload"]),
-        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "CZlib"]),
+        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "CZlib", "CCrypto"]),
+        // Realistic demo bodies for `generate`, tests and benchmarks: pure, seeded, no I/O.
+        .target(name: "DemoData", dependencies: ["HealthPayload", "CCrypto"]),
         .executableTarget(name: "health-warehouse",
-                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer"]),
+                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData"]),
 
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",
-                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "TestSupport"],
+                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "TestSupport", "DemoData"],
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
@@ -43,6 +45,8 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "TestSupport"]),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
+        .testTarget(name: "BacklogTests", dependencies: ["Backlog", "DemoData", "Warehouse", "Postgres", "HealthPayload", "TestSupport",
+                                                         "Receiver", "HTTPServer"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "TestSupport", "health-warehouse"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,12 +1,95 @@
-/// `health-warehouse generate`: not built yet.
+import DemoData
+import Foundation
+import HealthPayload
+
+/// `health-warehouse generate --days N [--start DATE] [--format json|csv] [--out DIR] [--seed S]`
 struct GenerateCommand: Command {
     static let name = "generate"
     static let summary = "write realistic demo bodies (JSON or CSV)"
-    static let help = "usage: health-warehouse generate (not built yet)"
+    static let help = """
+        usage: health-warehouse generate --days N [--start YYYY-MM-DD] [--format json|csv]
+                                         [--out DIR] [--seed S]
 
-    init(arguments: [String]) throws {}
+        Writes realistic healthd v1 bodies, one file per body, for trying the views, Grafana
+        and `ingest`: an iPhone and an Apple Watch writing overlapping steps, distance and
+        energy; heart rate every few minutes and dense during workouts; daily resting and
+        walking heart rate and HRV; nightly sleep stages (now and then a stage with no name);
+        a weekly weigh-in; about four workouts a week; some vitals. The phone exports a few
+        times a day (basis anchor, batches of at most 1000 samples) and on Sundays once by
+        hand (basis window, resending the last 3 hours). Timestamps carry Europe/Berlin's
+        offset at export time.
+
+        The same seed and start date give the same bytes. Files are named
+        DATE-NNNN.json (or .csv) so a folder ingests in delivery order:
+        `health-warehouse ingest DIR`.
+
+          --days N          days to simulate, 1 to 3650 (about 1000 samples a day)
+          --start DATE      first day, YYYY-MM-DD (default: today minus N days, UTC)
+          --format F        json (default) or csv
+          --out DIR         folder to write into, created if missing (default ./backlog);
+                            files of the same names are replaced, others left alone
+          --seed S          a whole number from 0 to 18446744073709551615 (default 1)
+
+        Prints what it wrote on stderr.
+        """
+
+    var days: Int
+    var start: CivilDate
+    var format: PayloadFormat
+    var out: String
+    var seed: UInt64
+
+    init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(arguments, command: Self.name, flags: [],
+                                         options: ["days", "start", "format", "out", "seed"])
+        guard parsed.positionals.isEmpty else {
+            throw UsageError(message: "generate takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
+        }
+        guard parsed.value("days") != nil else {
+            throw UsageError(message: "generate needs --days N, e.g. --days 30", command: Self.name)
+        }
+        days = try parsed.integer("days", default: 30, range: 1...3650, command: Self.name)
+        if let text = parsed.value("start") {
+            guard let date = CivilDate(text) else {
+                throw UsageError(message: "--start must be a date like 2026-08-01, got \"\(text)\"", command: Self.name)
+            }
+            start = date
+        } else {
+            let today = CivilDate(daysSinceEpoch: Int(floor(Date().timeIntervalSince1970 / 86_400)))
+            start = today.adding(days: -days)
+        }
+        let formatText = parsed.value("format") ?? "json"
+        guard let format = PayloadFormat(rawValue: formatText) else {
+            throw UsageError(message: "--format must be json or csv, got \"\(formatText)\"", command: Self.name)
+        }
+        self.format = format
+        out = parsed.value("out") ?? "./backlog"
+        guard !out.isEmpty else { throw UsageError(message: "--out must name a folder", command: Self.name) }
+        let seedText = parsed.value("seed") ?? "1"
+        guard let seed = UInt64(seedText) else {
+            throw UsageError(message: "--seed must be a whole number from 0 to \(UInt64.max), got \"\(seedText)\"", command: Self.name)
+        }
+        self.seed = seed
+    }
 
     func run() throws -> Int32 {
-        throw CommandFailure(message: "generate is not built yet", hint: nil)
+        let folder = URL(fileURLWithPath: out)
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw CommandFailure(message: "cannot create \(out): \(error.localizedDescription)", hint: "choose another folder with --out DIR")
+        }
+        let generator = DemoGenerator(DemoGenerator.Options(start: start, days: days, format: format, seed: seed))
+        let summary = try generator.generate { body in
+            let path = folder.appendingPathComponent(body.fileName).path
+            guard FileManager.default.createFile(atPath: path, contents: Data(body.bytes)) else {
+                throw CommandFailure(message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                                     hint: "check that the folder is writable and the disk has room")
+            }
+        }
+        let last = start.adding(days: days - 1)
+        printError("wrote \(summary.bodies) \(format.rawValue) files, \(summary.samples) samples (\(summary.runs) export runs, "
+            + "\(summary.resent) samples resent by manual exports), days \(start) to \(last), seed \(seed), into \(out)")
+        return 0
     }
 }

@@ -1,1 +1,0 @@
-// Backlog: placeholder until its issue lands.

@@ -1,0 +1,310 @@
+import Foundation
+
+/// A position in a file's byte stream: the 1-based line there, and the CSV records before it.
+struct StreamPosition: Sendable, Equatable {
+    /// Byte offset in the (decompressed) stream.
+    var offset: Int64
+    /// 1-based line number of the byte at `offset`.
+    var line: Int64
+    /// CSV records that end before `offset`.
+    var records: Int64
+
+    static let start = StreamPosition(offset: 0, line: 1, records: 0)
+}
+
+/// One body (or, in CSV, one body as appended) inside a unit.
+struct BodySegment: Sendable {
+    /// Bytes of the unit that make up the segment, terminators included; segments of a unit tile it.
+    var range: Range<Int>
+    /// The bytes to decode (a JSON line without its line end).
+    var body: Range<Int>
+    /// Where the segment starts and where the next one starts.
+    var start: StreamPosition
+    var end: StreamPosition
+    /// Nothing to decode: an empty or all-blank line.
+    var isBlank: Bool
+    /// An unterminated last CSV record in a file that may still grow: not decoded (a row cut
+    /// short can still parse, with a value cut short), named, and read again next time.
+    var unfinished: UnfinishedRecord?
+    var isUnfinished: Bool { unfinished != nil }
+}
+
+/// The last record of a CSV file that has no line end.
+struct UnfinishedRecord: Sendable {
+    var record: Int64
+    var line: Int64
+    /// The file ends inside a quoted field.
+    var inQuotes: Bool
+
+    var message: String {
+        "record \(record) (line \(line)): " + (inQuotes ? "unterminated quoted field at the end of the file" : "the last record has no line end")
+            + " (if the file is still being written, the next run reads it again)"
+    }
+}
+
+/// Bytes cut out of a file's stream at body boundaries, decoded together or segment by segment.
+struct BodyUnit: Sendable {
+    var bytes: [UInt8]
+    var segments: [BodySegment]
+    /// CSV: decode the whole unit at once (rows grouped into the batches they state across the
+    /// bodies in it), falling back to one segment at a time if that fails.
+    var decodeWhole: Bool
+}
+
+/// Cuts a byte stream into units; `feed` chunks in order, then `finish`.
+protocol BodySplitter {
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BodyUnit) throws -> Void) rethrows
+    mutating func finish(_ emit: (BodyUnit) throws -> Void) rethrows
+}
+
+/// `.json`: the whole stream is one body.
+struct WholeBodySplitter: BodySplitter {
+    /// healthd bodies stay under 1 MB; this only stops a wrong file from eating memory.
+    static let limit = 256 << 20
+    private var bytes: [UInt8] = []
+    private(set) var tooLarge = false
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BodyUnit) throws -> Void) rethrows {
+        if bytes.count + chunk.count > Self.limit {
+            tooLarge = true
+            return
+        }
+        bytes.append(contentsOf: chunk)
+    }
+
+    mutating func finish(_ emit: (BodyUnit) throws -> Void) rethrows {
+        guard !tooLarge, !bytes.isEmpty else { return }
+        let lines = Int64(bytes.lazy.filter { $0 == 0x0A }.count)
+        let end = StreamPosition(offset: Int64(bytes.count), line: 1 + lines, records: 0)
+        let blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        let segment = BodySegment(range: 0..<bytes.count, body: 0..<bytes.count, start: .start, end: end, isBlank: blank && !bytes.isEmpty)
+        try emit(BodyUnit(bytes: bytes, segments: [segment], decodeWhole: true))
+        bytes = []
+    }
+}
+
+/// `.jsonl`/`.ndjson`: one body a line; every chunk's complete lines leave as one unit.
+struct JSONLinesSplitter: BodySplitter {
+    private var buffer: [UInt8] = []
+    private var position: StreamPosition
+
+    init(from position: StreamPosition) {
+        self.position = position
+    }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BodyUnit) throws -> Void) rethrows {
+        let scanFrom = buffer.count
+        buffer.append(contentsOf: chunk)
+        var segments: [BodySegment] = []
+        var lineStart = 0
+        buffer.withUnsafeBufferPointer { b in
+            var i = scanFrom
+            while i < b.count {
+                guard let hit = memchr(b.baseAddress! + i, 0x0A, b.count - i) else { break }
+                let lf = b.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                segments.append(segment(b, lineStart..<(lf + 1)))
+                lineStart = lf + 1
+                i = lf + 1
+            }
+        }
+        guard !segments.isEmpty else { return }
+        let bytes = Array(buffer[0..<lineStart])
+        buffer.removeFirst(lineStart)
+        try emit(BodyUnit(bytes: bytes, segments: segments, decodeWhole: false))
+    }
+
+    mutating func finish(_ emit: (BodyUnit) throws -> Void) rethrows {
+        guard !buffer.isEmpty else { return }
+        let bytes = buffer
+        buffer = []
+        let last = bytes.withUnsafeBufferPointer { segment($0, 0..<$0.count) }
+        try emit(BodyUnit(bytes: bytes, segments: [last], decodeWhole: false))
+    }
+
+    private mutating func segment(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> BodySegment {
+        var bodyEnd = range.upperBound
+        if bodyEnd > range.lowerBound && b[bodyEnd - 1] == 0x0A { bodyEnd -= 1 }
+        if bodyEnd > range.lowerBound && b[bodyEnd - 1] == 0x0D { bodyEnd -= 1 }
+        var blank = true
+        for i in range.lowerBound..<bodyEnd where !(b[i] == 0x20 || b[i] == 0x09) {
+            blank = false
+            break
+        }
+        let start = position
+        let terminated = range.upperBound > range.lowerBound && b[range.upperBound - 1] == 0x0A
+        position = StreamPosition(offset: start.offset + Int64(range.count), line: start.line + (terminated ? 1 : 0), records: 0)
+        return BodySegment(range: range, body: range.lowerBound..<bodyEnd, start: start, end: position, isBlank: blank)
+    }
+}
+
+/// `.csv`: bodies appended one after another, each led by its header row.
+///
+/// Finds record boundaries with the same RFC 4180 rules as `HealthPayload`'s scanner (a quoted
+/// field may hold line ends; CR, LF and CRLF end a record) and counts records and lines the way
+/// it does, so the decoder's `record N (line L)` can be turned into the file's own numbers. A
+/// record whose first field is `schemaVersion` starts a new segment (a data row starts with
+/// `1`). Consecutive segments with the same header leave together as one unit, up to
+/// `unitBudget` bytes, so rows are grouped into the batches they state across appended bodies.
+struct CSVBodySplitter: BodySplitter {
+    static let unitBudget = 4 << 20
+
+    private enum State { case recordStart, field, unquoted, quoted, quotedCR, quoteInQuoted, afterCR }
+
+    private var buffer: [UInt8] = []
+    /// Stream offset of `buffer[0]`.
+    private var bufferStart: Int64
+    private var state = State.recordStart
+    private var line: Int64
+    private var records: Int64
+    /// Current record: its start (stream offset), line, and where its content ended.
+    private var recordStart: Int64 = 0
+    private var recordLine: Int64 = 0
+    /// Open segment: start position and header bytes.
+    private var segmentStart: StreamPosition
+    private var segmentHeader: [UInt8]?
+    /// Closed segments waiting to leave as one unit (all share `pendingHeader`).
+    private var pending: [BodySegment] = []
+    private var pendingHeader: [UInt8]?
+    private let mayGrow: Bool
+
+    /// - Parameter mayGrow: an uncompressed file that may still be written to: an unterminated
+    ///   last record is left for the next run instead of decoded.
+    init(from position: StreamPosition, mayGrow: Bool) {
+        bufferStart = position.offset
+        line = position.line
+        records = position.records
+        segmentStart = position
+        self.mayGrow = mayGrow
+    }
+
+    mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BodyUnit) throws -> Void) rethrows {
+        var i = buffer.count
+        buffer.append(contentsOf: chunk)
+        while i < buffer.count {
+            let c = buffer[i]
+            switch state {
+            case .afterCR:
+                state = .recordStart
+                if c == 0x0A { i += 1 }  // CRLF: one terminator
+                continue
+            case .recordStart:
+                recordStart = bufferStart + Int64(i)
+                recordLine = line
+                state = .field
+                continue  // look at this byte again as the start of a field
+            case .quotedCR:
+                if c != 0x0A { line += 1 }  // a lone CR counts as a line; CRLF counts at its LF
+                state = .quoted
+                continue
+            case .field, .unquoted, .quoteInQuoted:
+                if c == 0x0A || c == 0x0D {
+                    // Emitting may drop bytes before this one from the buffer: keep `i` on it.
+                    let here = bufferStart + Int64(i)
+                    try endRecord(contentEnd: i, terminator: c, emit)
+                    i = Int(here - bufferStart)
+                } else if c == UInt8(ascii: ",") {
+                    state = .field
+                } else if c == UInt8(ascii: "\"") {
+                    state = state == .field ? .quoted : state == .quoteInQuoted ? .quoted : .unquoted
+                } else {
+                    state = .unquoted  // after a closing quote this is malformed: the decoder will say so
+                }
+            case .quoted:
+                if c == UInt8(ascii: "\"") { state = .quoteInQuoted }
+                else if c == 0x0A { line += 1 }
+                else if c == 0x0D { state = .quotedCR }
+            }
+            i += 1
+        }
+    }
+
+    mutating func finish(_ emit: (BodyUnit) throws -> Void) rethrows {
+        var unfinished: UnfinishedRecord?
+        switch state {
+        case .recordStart, .afterCR:
+            break
+        default:
+            // An unterminated last record.
+            let inQuotes = state == .quoted || state == .quotedCR
+            if state == .quotedCR { line += 1 }
+            records += 1
+            if mayGrow { unfinished = UnfinishedRecord(record: records, line: recordLine, inQuotes: inQuotes) }
+            try closeRecord(contentEnd: buffer.count, emit)
+        }
+        let end = StreamPosition(offset: bufferStart + Int64(buffer.count), line: line, records: records)
+        if end.offset > segmentStart.offset {
+            var segment = closedSegment(until: end)
+            segment.unfinished = unfinished
+            try push(segment, header: segmentHeader, emit)
+        }
+        try flush(emit)
+    }
+
+    private mutating func endRecord(contentEnd: Int, terminator: UInt8, _ emit: (BodyUnit) throws -> Void) rethrows {
+        records += 1
+        line += 1
+        state = terminator == 0x0D ? .afterCR : .recordStart
+        try closeRecord(contentEnd: contentEnd, emit)
+    }
+
+    /// A record just ended: if it is a header row, the open segment ends where it starts.
+    private mutating func closeRecord(contentEnd: Int, _ emit: (BodyUnit) throws -> Void) rethrows {
+        let start = Int(recordStart - bufferStart)
+        var from = start
+        if recordStart == 0, contentEnd - from >= 3, buffer[from] == 0xEF, buffer[from + 1] == 0xBB, buffer[from + 2] == 0xBF { from += 3 }
+        let name = Self.schemaVersion
+        let isHeader = contentEnd - from >= name.count
+            && buffer[from..<(from + name.count)].elementsEqual(name)
+            && (contentEnd - from == name.count || buffer[from + name.count] == UInt8(ascii: ","))
+        guard isHeader else { return }
+        let header = Array(buffer[from..<contentEnd])
+        if recordStart > segmentStart.offset {
+            let boundary = StreamPosition(offset: recordStart, line: recordLine, records: records - 1)
+            try push(closedSegment(until: boundary), header: segmentHeader, emit)
+            segmentStart = boundary
+        }
+        segmentHeader = header
+    }
+
+    private func closedSegment(until end: StreamPosition) -> BodySegment {
+        // Ranges are relative to the unit, which starts at the first pending segment (or this one).
+        BodySegment(range: 0..<0, body: 0..<0, start: segmentStart, end: end, isBlank: false)
+    }
+
+    /// Adds a closed segment to the waiting unit, sending the unit first when it cannot join.
+    private mutating func push(_ segment: BodySegment, header: [UInt8]?, _ emit: (BodyUnit) throws -> Void) rethrows {
+        if let first = pending.first {
+            let size = segment.end.offset - first.start.offset
+            if header != pendingHeader || size > Int64(Self.unitBudget) {
+                try flush(emit)
+            }
+        }
+        if pending.isEmpty { pendingHeader = header }
+        pending.append(segment)
+    }
+
+    /// Sends the waiting segments as one unit and drops their bytes from the buffer.
+    private mutating func flush(_ emit: (BodyUnit) throws -> Void) rethrows {
+        guard let first = pending.first, let last = pending.last else { return }
+        let base = first.start.offset
+        let count = Int(last.end.offset - base)
+        let from = Int(base - bufferStart)
+        let bytes = Array(buffer[from..<(from + count)])
+        let segments = pending.map { s -> BodySegment in
+            var s = s
+            let lower = Int(s.start.offset - base), upper = Int(s.end.offset - base)
+            s.range = lower..<upper
+            s.body = lower..<upper
+            s.isBlank = bytes[lower..<upper].allSatisfy { $0 == 0x0A || $0 == 0x0D }
+            return s
+        }
+        pending = []
+        pendingHeader = nil
+        let drop = from + count
+        buffer.removeFirst(drop)
+        bufferStart += Int64(drop)
+        try emit(BodyUnit(bytes: bytes, segments: segments, decodeWhole: true))
+    }
+
+    private static let schemaVersion = Array("schemaVersion".utf8)
+}

@@ -1,0 +1,354 @@
+import Foundation
+import HealthPayload
+
+/// What the reading thread hands the storing one, in file order.
+enum WorkItem: @unchecked Sendable {
+    /// A decoded batch to store in its own transaction.
+    case batch(file: Int, batch: Batch, bodySHA256: [UInt8])
+    /// A file is done: how it went, and the ledger row to write with its last batch, if any.
+    case fileEnd(file: Int, outcome: FileOutcome, ledger: LedgerUpdate?)
+}
+
+/// How reading one file went.
+enum FileOutcome: Sendable {
+    case ingested, skipped, failed
+}
+
+/// What to do with one file, decided from the ledger before anything is read.
+enum FilePlan: Sendable {
+    /// Unchanged since it was read to its end: not opened.
+    case skip
+    /// Nothing in it yet (an empty file): not opened, not recorded.
+    case empty
+    /// Read it, from the start or, for an uncompressed JSON-lines or CSV file whose old part
+    /// still hashes the same, from where the ledger says it was stored up to.
+    case read(previous: LedgerEntry?)
+}
+
+/// Reads files one after another on the reading thread: bytes → (gunzip) → bodies → decoder,
+/// handing batches to the storing thread. Never touches the database.
+struct FileReader {
+    static let chunkSize = 1 << 20
+
+    let person: String
+    let send: (WorkItem) -> Bool
+    let report: (IngestFailure) -> Void
+    let addBytes: (Int) -> Void
+    let addProbe: () -> Void
+    let shouldStop: () -> Bool
+
+    /// Reads one file completely (or until stopped); sends its batches and its end.
+    /// Returns false when the storing side has gone away.
+    func read(_ file: BacklogFile, index: Int, plan: FilePlan) -> Bool {
+        switch plan {
+        case .skip, .empty:
+            return send(.fileEnd(file: index, outcome: .skipped, ledger: nil))
+        case .read(let previous):
+            var job = FileJob(reader: self, file: file, index: index)
+            return job.run(previous: previous)
+        }
+    }
+}
+
+/// The reading of one file.
+private struct FileJob {
+    let reader: FileReader
+    let file: BacklogFile
+    let index: Int
+    var fd: Int32 = -1
+    var format: BacklogFormat = .json
+    /// Bytes [0, frontier.offset) are decoded fine (and sent); the ledger may claim them.
+    var frontier = StreamPosition.start
+    /// SHA-256 of the file bytes before the frontier (uncompressed JSON lines and CSV), or of
+    /// every byte read (whole-file formats).
+    var hash = RunningSHA256()
+    var failed = false
+    var cancelled = false
+    var heldFailure = false
+
+    init(reader: FileReader, file: BacklogFile, index: Int) {
+        self.reader = reader
+        self.file = file
+        self.index = index
+    }
+
+    /// A whole-file format: stored all or nothing as far as the ledger goes.
+    var isWhole: Bool { file.compressed || format == .json || file.isStandardInput }
+
+    mutating func run(previous: LedgerEntry?) -> Bool {
+        if file.isStandardInput {
+            fd = 0
+        } else {
+            fd = open(file.absolutePath, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                fail("cannot read: \(String(cString: strerror(errno)))")
+                return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
+            }
+        }
+        defer { if fd > 0 { close(fd) } }
+        var size: Int64 = .max
+        var modified: Int64 = 0
+        if !file.isStandardInput {
+            var info = stat()
+            guard fstat(fd, &info) == 0 else {
+                fail("cannot read: \(String(cString: strerror(errno)))")
+                return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
+            }
+            size = Int64(info.st_size)
+            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        }
+
+        var firstChunk: [UInt8]?
+        if let known = file.format {
+            format = known
+        } else {
+            // Standard input without --format: sniff the first bytes.
+            let chunk = readChunk(limit: Int64(FileReader.chunkSize))
+            guard let chunk else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
+            format = FormatSniffer.sniff(chunk, jsonOnly: false)
+            firstChunk = chunk
+        }
+        if file.isStandardInput && format == .json && firstChunk == nil {
+            let chunk = readChunk(limit: Int64(FileReader.chunkSize))
+            guard let chunk else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
+            firstChunk = chunk
+        }
+        if file.isStandardInput, format == .json, let chunk = firstChunk {
+            format = FormatSniffer.sniff(chunk, jsonOnly: true)
+        }
+
+        // Where to start: the old part of a grown JSON-lines or CSV file is verified, not re-read.
+        var start = StreamPosition.start
+        if let previous, !isWhole {
+            if size >= previous.ingestedBytes, previous.ingestedBytes > 0 {
+                guard hashPrefix(previous.ingestedBytes) else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
+                if hash.digest() == previous.sha256 && (format != .csv || size == previous.ingestedBytes || startsWithHeader(at: previous.ingestedBytes)) {
+                    start = StreamPosition(offset: previous.ingestedBytes, line: previous.ingestedLines + 1, records: previous.ingestedRecords)
+                    if size == previous.ingestedBytes {
+                        // Touched, not changed: remember the new time so the next run skips it unread.
+                        return reader.send(.fileEnd(file: index, outcome: .skipped, ledger: ledgerUpdate(size: size, modified: modified, at: start, countsAsRun: false)))
+                    }
+                } else {
+                    // Rewritten, or CSV rows appended without a header row of their own (they belong
+                    // to the body before them): read the file from the start.
+                    hash = RunningSHA256()
+                    guard lseek(fd, 0, SEEK_SET) == 0 else {
+                        fail("cannot read: \(String(cString: strerror(errno)))")
+                        return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
+                    }
+                }
+            }
+        } else if let previous, isWhole, !file.isStandardInput, size == previous.size, previous.ingestedBytes == previous.size {
+            // Same size, new time: the same bytes, or a rewrite? The hash decides before anything is stored.
+            guard hashPrefix(size) else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
+            if hash.digest() == previous.sha256 {
+                let end = StreamPosition(offset: size, line: 1, records: 0)
+                return reader.send(.fileEnd(file: index, outcome: .skipped, ledger: ledgerUpdate(size: size, modified: modified, at: end, countsAsRun: false)))
+            }
+            hash = RunningSHA256()
+            guard lseek(fd, 0, SEEK_SET) == 0 else {
+                fail("cannot read: \(String(cString: strerror(errno)))")
+                return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
+            }
+        }
+        frontier = start
+
+        // Read, (inflate), split, decode, send.
+        var splitter: any BodySplitter
+        switch format {
+        case .json: splitter = WholeBodySplitter()
+        case .jsonLines: splitter = JSONLinesSplitter(from: start)
+        case .csv: splitter = CSVBodySplitter(from: start, mayGrow: !file.compressed && !file.isStandardInput)
+        }
+        let inflater: GzipInflater?
+        do {
+            inflater = file.compressed ? try GzipInflater() : nil
+        } catch {
+            fail(error.message)
+            return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
+        }
+        var remaining = size == .max ? Int64.max : size - start.offset
+        var pendingChunk = firstChunk
+        do {
+            while !cancelled {
+                if reader.shouldStop() { return false }
+                let chunk: [UInt8]
+                if let first = pendingChunk {
+                    chunk = first
+                    pendingChunk = nil
+                } else {
+                    guard remaining > 0, let next = readChunk(limit: min(remaining, Int64(FileReader.chunkSize))) else { break }
+                    chunk = next
+                }
+                if chunk.isEmpty { break }
+                remaining -= Int64(chunk.count)
+                if isWhole { hash.update(chunk[...]) }
+                try chunk.withUnsafeBytes { raw in
+                    if let inflater {
+                        try inflater.inflate(raw) { out in try splitter.feed(out) { try handle($0) } }
+                    } else {
+                        try splitter.feed(raw) { try handle($0) }
+                    }
+                }
+            }
+            if cancelled { return false }
+            if heldFailure { throw HeldFailure() }
+            try inflater?.finish()
+            try splitter.finish { try handle($0) }
+            if let whole = splitter as? WholeBodySplitter, whole.tooLarge {
+                fail("larger than \(WholeBodySplitter.limit >> 20) MiB: not one healthd body (a .json file holds one body; use .jsonl for one a line)")
+            }
+        } catch let error as BacklogError {
+            fail(error.message)
+        } catch is HeldFailure {
+            // A read error was already reported.
+        } catch is Cancelled {
+            return false
+        } catch {
+            fail("\(error)")
+        }
+        if cancelled { return false }
+
+        var ledger: LedgerUpdate?
+        if !file.isStandardInput {
+            if isWhole {
+                if !failed { ledger = ledgerUpdate(size: size, modified: modified, at: StreamPosition(offset: size, line: 1, records: 0), countsAsRun: true) }
+            } else if !failed || frontier.offset > start.offset {
+                ledger = ledgerUpdate(size: size, modified: modified, at: frontier, countsAsRun: true)
+            }
+        }
+        return reader.send(.fileEnd(file: index, outcome: failed ? .failed : .ingested, ledger: ledger))
+    }
+
+    private struct HeldFailure: Error {}
+    private struct Cancelled: Error {}
+
+    private func ledgerUpdate(size: Int64, modified: Int64, at position: StreamPosition, countsAsRun: Bool) -> LedgerUpdate {
+        LedgerUpdate(path: file.absolutePath, format: format, compressed: file.compressed,
+                     entry: LedgerEntry(size: size, modifiedNanoseconds: modified, ingestedBytes: position.offset,
+                                        ingestedLines: position.line - 1, ingestedRecords: position.records, sha256: hash.digest()),
+                     countsAsRun: countsAsRun)
+    }
+
+    /// Decodes a unit's bodies and sends their batches; moves the frontier over what decoded.
+    private mutating func handle(_ unit: BodyUnit) throws {
+        if unit.segments.allSatisfy(\.isBlank) {
+            unit.segments.forEach { advance(over: $0, in: unit) }
+            return
+        }
+        let unfinished = unit.segments.last?.isUnfinished == true
+        if unit.decodeWhole && !unfinished {
+            if let first = unit.segments.first, decode(unit.bytes[...], unit: unit, at: first, reportFailure: unit.segments.count == 1) {
+                unit.segments.forEach { advance(over: $0, in: unit) }
+                return
+            }
+            if unit.segments.count == 1 { return }
+        }
+        // One body at a time: every line of a JSON-lines file, or the appended CSV bodies of a
+        // unit that failed as a whole, so the good ones are stored and the bad one is named.
+        for segment in unit.segments {
+            if cancelled { throw Cancelled() }
+            if segment.isBlank {
+                advance(over: segment, in: unit)
+                continue
+            }
+            if let unfinished = segment.unfinished {
+                fail(unfinished.message)
+                continue
+            }
+            if decode(unit.bytes[segment.body], unit: unit, at: segment, reportFailure: true) {
+                advance(over: segment, in: unit)
+            }
+        }
+    }
+
+    /// Decodes one body; sends its batches. False (and reported when asked) when it cannot be accepted.
+    private mutating func decode(_ body: ArraySlice<UInt8>, unit: BodyUnit, at segment: BodySegment, reportFailure: Bool) -> Bool {
+        let bytes = Array(body)
+        do {
+            switch try PayloadDecoder.decode(bytes, format: format.payloadFormat) {
+            case .probe:
+                reader.addProbe()
+            case .batches(let batches):
+                let sha = RunningSHA256.hash(bytes[...])
+                for batch in batches where !cancelled {
+                    if !reader.send(.batch(file: index, batch: batch, bodySHA256: sha)) { cancelled = true }
+                }
+            }
+            return true
+        } catch {
+            if reportFailure { failAt(segment, error.message) }
+            return false
+        }
+    }
+
+    /// The frontier moves over a segment only while nothing before it failed.
+    private mutating func advance(over segment: BodySegment, in unit: BodyUnit) {
+        guard !failed, !isWhole else { return }
+        hash.update(unit.bytes[segment.range])
+        frontier = segment.end
+    }
+
+    /// A failure located in the file: the line of a JSON-lines body, or the file's own record
+    /// and line numbers for a CSV body (the decoder counts from the body's start).
+    private mutating func failAt(_ segment: BodySegment, _ message: String) {
+        switch format {
+        case .json:
+            fail(message)
+        case .jsonLines:
+            fail("line \(segment.start.line): \(message)")
+        case .csv:
+            fail(ErrorLocation.relocate(message, from: segment.start))
+        }
+    }
+
+    private mutating func fail(_ message: String) {
+        failed = true
+        reader.report(IngestFailure(path: file.displayPath, message: message))
+    }
+
+    /// Reads up to `limit` bytes; nil after reporting a read error; empty at the end.
+    private mutating func readChunk(limit: Int64) -> [UInt8]? {
+        let want = Int(min(limit, Int64(FileReader.chunkSize)))
+        var buffer = [UInt8](repeating: 0, count: want)
+        var filled = 0
+        while filled < want {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + filled, want - filled) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                fail("cannot read: \(String(cString: strerror(errno)))")
+                heldFailure = true
+                return nil
+            }
+            if n == 0 { break }
+            filled += n
+        }
+        buffer.removeLast(want - filled)
+        reader.addBytes(filled)
+        return buffer
+    }
+
+    /// True when the file has a CSV header row (`schemaVersion,…`) at `offset`.
+    private func startsWithHeader(at offset: Int64) -> Bool {
+        let name = Array("schemaVersion".utf8)
+        var bytes = [UInt8](repeating: 0, count: name.count + 1)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard n >= name.count, Array(bytes[0..<name.count]) == name else { return false }
+        return n == name.count || bytes[name.count] == UInt8(ascii: ",") || bytes[name.count] == 0x0A || bytes[name.count] == 0x0D
+    }
+
+    /// Feeds the first `count` bytes of the file to the hash; false after a read error.
+    private mutating func hashPrefix(_ count: Int64) -> Bool {
+        var left = count
+        while left > 0 {
+            guard let chunk = readChunk(limit: left) else { return false }
+            if chunk.isEmpty {
+                fail("cannot read: the file shrank while it was read")
+                return false
+            }
+            hash.update(chunk[...])
+            left -= Int64(chunk.count)
+        }
+        return true
+    }
+}

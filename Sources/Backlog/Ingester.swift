@@ -1,0 +1,248 @@
+import Foundation
+import HealthPayload
+import Postgres
+import Synchronization
+import Warehouse
+
+/// Loads backlog files into the warehouse through the receiver's pipeline: the same decoder,
+/// the same `BatchStore` call, one transaction per batch, delivery rows with origin `file`.
+///
+/// One thread reads and decodes (files in order, bodies in order); the calling thread stores,
+/// so reading overlaps the database's work. A file's ledger row is written in the same
+/// transaction as its last batch: a crash can leave batches stored that the ledger does not
+/// claim (a re-run stores them again as duplicates), never the reverse.
+public final class Ingester: Sendable {
+    let pool: PostgresPool
+    let options: IngestOptions
+
+    /// An ingester storing through `pool` (one connection is used).
+    public init(pool: PostgresPool, options: IngestOptions) {
+        self.pool = pool
+        self.options = options
+    }
+
+    /// Ingests `paths` (files, folders, `-`) and returns what happened.
+    ///
+    /// - Parameters:
+    ///   - shouldStop: checked between batches; true stops the run cleanly (`interrupted`).
+    ///   - onFailure: called as each failure is found, from either thread.
+    ///   - onProgress: called after each batch and file, from the storing thread.
+    public func run(_ paths: [String], shouldStop: @escaping @Sendable () -> Bool = { false },
+                    onFailure: @escaping @Sendable (IngestFailure) -> Void = { _ in },
+                    onProgress: @escaping @Sendable (IngestProgress) -> Void = { _ in }) -> IngestSummary {
+        let started = DispatchTime.now().uptimeNanoseconds
+        func elapsed() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
+        var summary = IngestSummary()
+        let failures = Mutex<[IngestFailure]>([])
+        let report: @Sendable (IngestFailure) -> Void = { failure in
+            failures.withLock { $0.append(failure) }
+            onFailure(failure)
+        }
+        let (files, walkFailures) = BacklogWalker.walk(paths, format: options.format)
+        for failure in walkFailures { report(IngestFailure(path: failure.path, message: failure.error.message)) }
+        summary.filesSeen = files.count + walkFailures.count
+        summary.filesFailed = walkFailures.count
+
+        // The ledger, read once: unchanged files are decided here without opening them.
+        let ledger: [String: LedgerEntry]
+        do {
+            ledger = files.contains(where: { !$0.isStandardInput })
+                ? try pool.withConnection { try IngestLedger.load(person: options.person, on: $0) } : [:]
+        } catch {
+            report(IngestFailure(path: "", message: "database: \(error)"))
+            summary.aborted = true
+            summary.failures = failures.withLock { $0 }
+            summary.seconds = elapsed()
+            return summary
+        }
+        var plans: [FilePlan] = []
+        var bytesTotal: Int64 = 0
+        for file in files {
+            let previous = ledger[file.absolutePath]
+            if file.isStandardInput {
+                plans.append(.read(previous: nil))
+            } else if file.size == 0 && !options.force {
+                plans.append(.empty)
+            } else if !options.force, let previous, previous.isUnchanged(size: file.size, modified: file.modifiedNanoseconds) {
+                plans.append(.skip)
+            } else {
+                plans.append(.read(previous: options.force ? nil : previous))
+                bytesTotal += file.size
+            }
+        }
+
+        let queue = WorkQueue<WorkItem>(capacity: 8)
+        let bytesDone = Atomic<Int64>(0)
+        let probes = Atomic<Int>(0)
+        let stopReading = Atomic<Bool>(false)
+        let readerStopped = Atomic<Bool>(false)
+        let person = options.person
+        let readerDone = DispatchSemaphore(value: 0)
+        let unknownFormat = options.format == nil
+        let readPlans = plans
+        let thread = Thread {
+            let reader = FileReader(
+                person: person, send: { queue.put($0) }, report: report,
+                addBytes: { bytesDone.add(Int64($0), ordering: .relaxed) },
+                addProbe: { probes.add(1, ordering: .relaxed) },
+                shouldStop: { stopReading.load(ordering: .relaxed) || shouldStop() })
+            for (index, file) in files.enumerated() {
+                if stopReading.load(ordering: .relaxed) || shouldStop() {
+                    readerStopped.store(true, ordering: .relaxed)
+                    break
+                }
+                if file.format == nil && !file.isStandardInput {
+                    report(IngestFailure(path: file.displayPath, message: "cannot tell the format from the name: name it .json, .jsonl, .ndjson or .csv (optionally .gz)"
+                                         + (unknownFormat ? ", or pass --format" : "")))
+                    guard queue.put(.fileEnd(file: index, outcome: .failed, ledger: nil)) else { break }
+                    continue
+                }
+                guard reader.read(file, index: index, plan: readPlans[index]) else {
+                    readerStopped.store(true, ordering: .relaxed)
+                    break
+                }
+            }
+            queue.finish()
+            readerDone.signal()
+        }
+        thread.name = "ingest-reader"
+        thread.stackSize = 4 << 20
+        thread.start()
+
+        // Store in order; the last batch of a file carries the file's ledger row.
+        let store = Storer(pool: pool, person: person)
+        var held: (file: Int, batch: Batch, sha: [UInt8])?
+        var fileBatches = 0
+        var fileCounts = StoreCounts()
+        var fileBroken = false  // a batch of the current file failed to store
+        var filesDone = 0
+        func progress() {
+            onProgress(IngestProgress(filesDone: filesDone, filesTotal: files.count, samples: summary.samples,
+                                      bytesDone: bytesDone.load(ordering: .relaxed), bytesTotal: bytesTotal, seconds: elapsed()))
+        }
+        /// Stores one batch (with the ledger row when given); false when the run must stop.
+        func storeBatch(_ item: (file: Int, batch: Batch, sha: [UInt8]), ledger: LedgerUpdate?) -> Bool {
+            let file = files[item.file]
+            let storeStarted = DispatchTime.now().uptimeNanoseconds
+            defer { summary.databaseSeconds += Double(DispatchTime.now().uptimeNanoseconds - storeStarted) / 1e9 }
+            do {
+                let counts = try store.store(item.batch, file: file.absolutePath, sha: item.sha, ledger: ledger,
+                                             fileBatches: fileBatches, fileCounts: fileCounts)
+                fileBatches += 1
+                fileCounts = fileCounts.adding(counts)
+                summary.batches += 1
+                summary.add(counts)
+                progress()
+                return true
+            } catch let error as PostgresError where error.isTransient {
+                report(IngestFailure(path: file.displayPath, message: "database: \(error); stopped, run again to go on"))
+                summary.aborted = true
+                fileBroken = true
+                return false
+            } catch {
+                report(IngestFailure(path: file.displayPath, message: "could not store batch \(item.batch.envelope.batchSequence) of export \(item.batch.envelope.exportId): \(error)"))
+                fileBroken = true
+                return true
+            }
+        }
+
+        consuming: while let item = queue.take() {
+            if shouldStop() {
+                summary.interrupted = true
+                break consuming
+            }
+            switch item {
+            case .batch(let file, let batch, let sha):
+                if fileBroken { continue }
+                if let previous = held {
+                    held = nil
+                    if !storeBatch(previous, ledger: nil) { break consuming }
+                    if fileBroken { continue }
+                }
+                held = (file, batch, sha)
+            case .fileEnd(let file, let outcome, let ledger):
+                var outcome = outcome
+                if let last = held {
+                    held = nil
+                    if !storeBatch(last, ledger: fileBroken ? nil : ledger) { break consuming }
+                } else if let ledger, !fileBroken {
+                    do {
+                        try store.writeLedger(ledger, fileBatches: fileBatches, fileCounts: fileCounts)
+                    } catch let error as PostgresError where error.isTransient {
+                        report(IngestFailure(path: files[file].displayPath, message: "database: \(error); stopped, run again to go on"))
+                        summary.aborted = true
+                        break consuming
+                    } catch {
+                        report(IngestFailure(path: files[file].displayPath, message: "could not record the file in the ledger: \(error)"))
+                        fileBroken = true
+                    }
+                }
+                if fileBroken { outcome = .failed }
+                switch outcome {
+                case .ingested: summary.filesIngested += 1
+                case .skipped: summary.filesSkipped += 1
+                case .failed: summary.filesFailed += 1
+                }
+                filesDone += 1
+                fileBatches = 0
+                fileCounts = StoreCounts()
+                fileBroken = false
+                progress()
+            }
+        }
+        if summary.aborted || summary.interrupted {
+            stopReading.store(true, ordering: .relaxed)
+            queue.close()
+        }
+        readerDone.wait()
+        if readerStopped.load(ordering: .relaxed) && !summary.aborted { summary.interrupted = true }
+        if summary.aborted && !failures.withLock({ $0.isEmpty }) {
+            summary.filesFailed += 1  // the file the database failed under
+        }
+        summary.probes = probes.load(ordering: .relaxed)
+        summary.failures = failures.withLock { $0 }
+        summary.seconds = elapsed()
+        return summary
+    }
+}
+
+/// The storing side: one pooled connection, one transaction per batch.
+struct Storer {
+    let pool: PostgresPool
+    let person: String
+
+    /// Stores a batch with `BatchStore`'s own call (the receiver's), and the ledger row in the same transaction.
+    func store(_ batch: Batch, file: String, sha: [UInt8], ledger: LedgerUpdate?, fileBatches: Int, fileCounts: StoreCounts) throws -> StoreCounts {
+        try pool.withTransaction { connection in
+            let counts = try BatchStore.store(batch, person: person, origin: .file(path: file), bodySHA256: sha, on: connection)
+            if let ledger {
+                try IngestLedger.write(ledger, person: person, batches: fileBatches + 1, counts: fileCounts.adding(counts), on: connection)
+            }
+            return counts
+        }
+    }
+
+    /// Writes a ledger row alone (a file of probes or blank lines, or one only touched).
+    func writeLedger(_ ledger: LedgerUpdate, fileBatches: Int, fileCounts: StoreCounts) throws {
+        try pool.withTransaction { connection in
+            try IngestLedger.write(ledger, person: person, batches: fileBatches, counts: fileCounts, on: connection)
+        }
+    }
+}
+
+extension StoreCounts {
+    func adding(_ other: StoreCounts) -> StoreCounts {
+        StoreCounts(samples: samples + other.samples, inserted: inserted + other.inserted, duplicates: duplicates + other.duplicates,
+                    replaced: replaced + other.replaced, quarantined: quarantined + other.quarantined)
+    }
+}
+
+extension IngestSummary {
+    mutating func add(_ counts: StoreCounts) {
+        samples += counts.samples
+        inserted += counts.inserted
+        duplicates += counts.duplicates
+        replaced += counts.replaced
+        quarantined += counts.quarantined
+    }
+}

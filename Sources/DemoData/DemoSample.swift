@@ -1,0 +1,138 @@
+import CCrypto
+
+/// One generated Apple Health sample, before it is written in a body.
+///
+/// Numbers are kept as their text on the wire (shortest form, no decimal point on a whole
+/// number) so JSON and CSV spell them the same way. Instants are milliseconds since the epoch;
+/// a body writes them in the offset of the phone at export time.
+public struct DemoSample: Sendable {
+    /// Apple Health's identifier: uppercase UUID, the deduplication key.
+    public var uuid: String
+    /// SHA-256 of the content (type, start, end, value), 64 lowercase hex characters.
+    public var id: String
+    /// The type's catalog entry.
+    public var type: DemoType
+    /// The recording app or device's bundle identifier.
+    public var source: String
+    /// When the reading began, ms since the epoch.
+    public var start: Int64
+    /// When it ended (equal to `start` for an instantaneous reading).
+    public var end: Int64
+    /// When it reached Health on the phone, so which export run can see it.
+    public var written: Int64
+    /// Quantity or category value, as written.
+    public var value: String?
+    /// Category name, absent for a value this build does not know.
+    public var name: String?
+    /// Workout fields: absent where the app sends no key.
+    public var activityType: Int?
+    public var activityName: String?
+    public var durationSeconds: String?
+    public var distanceMeters: String?
+    public var activeEnergyKilocalories: String?
+
+    init(uuid: String, type: DemoType, source: String, start: Int64, end: Int64, written: Int64, value: String? = nil,
+         name: String? = nil, activityType: Int? = nil, activityName: String? = nil, durationSeconds: String? = nil,
+         distanceMeters: String? = nil, activeEnergyKilocalories: String? = nil) {
+        self.uuid = uuid
+        self.type = type
+        self.source = source
+        self.start = start
+        self.end = end
+        self.written = written
+        self.value = value
+        self.name = name
+        self.activityType = activityType
+        self.activityName = activityName
+        self.durationSeconds = durationSeconds
+        self.distanceMeters = distanceMeters
+        self.activeEnergyKilocalories = activeEnergyKilocalories
+        self.id = ""
+        id = Self.fingerprint(self)
+    }
+
+    /// The content fingerprint healthd sends as `id`: equal content, equal id, across uuids.
+    static func fingerprint(_ s: DemoSample) -> String {
+        let content = [s.type.identifier, String(s.start), String(s.end), s.value ?? "", s.name ?? "",
+                       s.activityType.map(String.init) ?? "", s.durationSeconds ?? "", s.distanceMeters ?? "",
+                       s.activeEnergyKilocalories ?? ""].joined(separator: "|")
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        var bytes = Array(content.utf8)
+        _ = bytes.withUnsafeMutableBytes { buffer in
+            EVP_Digest(buffer.baseAddress, buffer.count, &digest, &length, EVP_sha256(), nil)
+        }
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for b in digest {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// The sample types the demo writes, from the reference's catalog.
+public struct DemoType: Sendable, Hashable {
+    /// Apple's type identifier.
+    public var identifier: String
+    /// The group the user enables.
+    public var group: String
+    /// `quantity`, `category` or `workout`.
+    public var kind: String
+    /// The unit of a quantity.
+    public var unit: String?
+    /// Position in the catalog: a batch is grouped by type in this order.
+    public var order: Int
+
+    static func quantity(_ name: String, _ group: String, _ unit: String, _ order: Int) -> DemoType {
+        DemoType(identifier: "HKQuantityTypeIdentifier" + name, group: group, kind: "quantity", unit: unit, order: order)
+    }
+
+    static let steps = quantity("StepCount", "activity", "count", 1)
+    static let distance = quantity("DistanceWalkingRunning", "activity", "m", 2)
+    static let flights = quantity("FlightsClimbed", "activity", "count", 3)
+    static let activeEnergy = quantity("ActiveEnergyBurned", "activity", "kcal", 4)
+    static let basalEnergy = quantity("BasalEnergyBurned", "activity", "kcal", 5)
+    static let exercise = quantity("AppleExerciseTime", "activity", "min", 6)
+    static let stand = quantity("AppleStandTime", "activity", "min", 7)
+    static let heartRate = quantity("HeartRate", "heart", "count/min", 8)
+    static let restingHeartRate = quantity("RestingHeartRate", "heart", "count/min", 9)
+    static let walkingHeartRate = quantity("WalkingHeartRateAverage", "heart", "count/min", 10)
+    static let hrv = quantity("HeartRateVariabilitySDNN", "heart", "ms", 11)
+    static let bodyMass = quantity("BodyMass", "body", "kg", 12)
+    static let height = quantity("Height", "body", "m", 13)
+    static let bmi = quantity("BodyMassIndex", "body", "count", 14)
+    static let bodyFat = quantity("BodyFatPercentage", "body", "fraction", 15)
+    static let leanMass = quantity("LeanBodyMass", "body", "kg", 16)
+    static let sleep = DemoType(identifier: "HKCategoryTypeIdentifierSleepAnalysis", group: "sleep", kind: "category", unit: nil, order: 17)
+    static let oxygen = quantity("OxygenSaturation", "vitals", "fraction", 18)
+    static let respiratoryRate = quantity("RespiratoryRate", "vitals", "count/min", 19)
+    static let vo2Max = quantity("VO2Max", "vitals", "ml/(kg*min)", 20)
+    static let bodyTemperature = quantity("BodyTemperature", "vitals", "degC", 21)
+    static let systolic = quantity("BloodPressureSystolic", "vitals", "mmHg", 22)
+    static let diastolic = quantity("BloodPressureDiastolic", "vitals", "mmHg", 23)
+    static let workout = DemoType(identifier: "HKWorkoutTypeIdentifier", group: "workouts", kind: "workout", unit: nil, order: 24)
+}
+
+/// Numbers as healthd spells them: shortest form, `.` separator, no decimal point on a whole
+/// number, no exponent for the magnitudes a body carries.
+enum DemoNumber {
+    /// `value` rounded to `decimals` places, trailing zeros dropped (`72.50` → `72.5`, `72.0` → `72`).
+    static func text(_ value: Double, decimals: Int) -> String {
+        var scale: Int64 = 1
+        for _ in 0..<decimals { scale *= 10 }
+        let scaled = Int64((abs(value) * Double(scale)).rounded())
+        let whole = scaled / scale
+        var fraction = scaled % scale
+        var digits = decimals
+        while digits > 0 && fraction % 10 == 0 && fraction != 0 {
+            fraction /= 10
+            digits -= 1
+        }
+        let sign = value < 0 && scaled != 0 ? "-" : ""
+        if fraction == 0 { return sign + String(whole) }
+        return sign + String(whole) + "." + pad(Int(fraction), digits)
+    }
+}
