@@ -1,0 +1,357 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// The public surface of schema health, pinned (pgTAP's columns_are): every view's columns,
+/// in order, with their types; comments on everything; and what a reader may and may not do.
+@Suite("Public surface")
+struct ViewsSurfaceTests {
+    /// CONTRACT.md §2, with the types this version chose. Append only: never rename or retype.
+    static let views: [(name: String, columns: [(String, String)])] = [
+        ("samples", [
+            ("person", "text"),
+            ("uuid", "uuid"),
+            ("id", "text"),
+            ("type", "text"),
+            ("grp", "text"),
+            ("kind", "text"),
+            ("source", "text"),
+            ("start_at", "timestamp with time zone"),
+            ("end_at", "timestamp with time zone"),
+            ("day", "date"),
+            ("value", "double precision"),
+            ("unit", "text"),
+            ("category_name", "text"),
+            ("activity_type", "integer"),
+            ("activity_name", "text"),
+            ("duration_s", "double precision"),
+            ("distance_m", "double precision"),
+            ("energy_kcal", "double precision"),
+            ("payload", "jsonb"),
+            ("first_received_at", "timestamp with time zone"),
+            ("last_received_at", "timestamp with time zone"),
+            ("export_id", "uuid"),
+        ]),
+        ("catalog", [
+            ("type", "text"),
+            ("grp", "text"),
+            ("kind", "text"),
+            ("unit", "text"),
+            ("metric", "text"),
+            ("rule", "text"),
+        ]),
+        ("daily_source_totals", [
+            ("person", "text"),
+            ("day", "date"),
+            ("type", "text"),
+            ("metric", "text"),
+            ("unit", "text"),
+            ("source", "text"),
+            ("total", "double precision"),
+            ("samples", "bigint"),
+            ("rank", "integer"),
+            ("is_winner", "boolean"),
+            ("is_partial", "boolean"),
+        ]),
+        ("daily_totals", [
+            ("person", "text"),
+            ("day", "date"),
+            ("type", "text"),
+            ("metric", "text"),
+            ("unit", "text"),
+            ("value", "double precision"),
+            ("source", "text"),
+            ("alternatives", "jsonb"),
+            ("is_partial", "boolean"),
+        ]),
+        ("daily_sleep", [
+            ("person", "text"),
+            ("day", "date"),
+            ("source", "text"),
+            ("asleep_min", "double precision"),
+            ("core_min", "double precision"),
+            ("deep_min", "double precision"),
+            ("rem_min", "double precision"),
+            ("unspecified_min", "double precision"),
+            ("awake_min", "double precision"),
+            ("in_bed_min", "double precision"),
+            ("unknown_min", "double precision"),
+            ("alternatives", "jsonb"),
+            ("is_partial", "boolean"),
+        ]),
+        ("daily_readings", [
+            ("person", "text"),
+            ("day", "date"),
+            ("type", "text"),
+            ("metric", "text"),
+            ("unit", "text"),
+            ("min", "double precision"),
+            ("mean", "double precision"),
+            ("max", "double precision"),
+            ("samples", "bigint"),
+            ("is_partial", "boolean"),
+        ]),
+        ("daily_body", [
+            ("person", "text"),
+            ("day", "date"),
+            ("type", "text"),
+            ("metric", "text"),
+            ("unit", "text"),
+            ("value", "double precision"),
+            ("measured_at", "timestamp with time zone"),
+            ("source", "text"),
+        ]),
+        ("daily_workouts", [
+            ("person", "text"),
+            ("day", "date"),
+            ("workouts", "bigint"),
+            ("duration_s", "double precision"),
+            ("distance_m", "double precision"),
+            ("energy_kcal", "double precision"),
+            ("is_partial", "boolean"),
+        ]),
+        ("workouts", [
+            ("person", "text"),
+            ("day", "date"),
+            ("uuid", "uuid"),
+            ("start_at", "timestamp with time zone"),
+            ("end_at", "timestamp with time zone"),
+            ("activity_type", "integer"),
+            ("activity_name", "text"),
+            ("duration_s", "double precision"),
+            ("distance_m", "double precision"),
+            ("energy_kcal", "double precision"),
+            ("source", "text"),
+            ("overlapping", "uuid[]"),
+        ]),
+        ("daily_summary", [
+            ("person", "text"),
+            ("day", "date"),
+            ("is_partial", "boolean"),
+            ("steps", "double precision"),
+            ("distance_m", "double precision"),
+            ("flights_climbed", "double precision"),
+            ("active_energy_kcal", "double precision"),
+            ("basal_energy_kcal", "double precision"),
+            ("exercise_min", "double precision"),
+            ("stand_min", "double precision"),
+            ("sleep_min", "double precision"),
+            ("heart_rate_min", "double precision"),
+            ("heart_rate_mean", "double precision"),
+            ("heart_rate_max", "double precision"),
+            ("resting_heart_rate", "double precision"),
+            ("walking_heart_rate", "double precision"),
+            ("hrv_sdnn_ms", "double precision"),
+            ("oxygen_saturation_pct", "double precision"),
+            ("respiratory_rate", "double precision"),
+            ("vo2_max", "double precision"),
+            ("body_temperature_c", "double precision"),
+            ("blood_pressure_systolic", "double precision"),
+            ("blood_pressure_diastolic", "double precision"),
+            ("body_mass_kg", "double precision"),
+            ("height_m", "double precision"),
+            ("body_mass_index", "double precision"),
+            ("body_fat_pct", "double precision"),
+            ("lean_body_mass_kg", "double precision"),
+            ("workouts", "bigint"),
+            ("workout_duration_s", "double precision"),
+            ("unknown_samples", "bigint"),
+        ]),
+        ("freshness", [
+            ("person", "text"),
+            ("last_received_at", "timestamp with time zone"),
+            ("last_export_id", "uuid"),
+            ("last_basis", "text"),
+            ("newest_sample_end_at", "timestamp with time zone"),
+            ("hours_since_last_batch", "double precision"),
+            ("stale_after", "interval"),
+            ("is_stale", "boolean"),
+            ("hint", "text"),
+        ]),
+        ("export_runs", [
+            ("person", "text"),
+            ("export_id", "uuid"),
+            ("basis", "text"),
+            ("generated_at", "timestamp with time zone"),
+            ("occasion_start", "timestamp with time zone"),
+            ("occasion_end", "timestamp with time zone"),
+            ("batches_received", "bigint"),
+            ("last_batch_sequence", "integer"),
+            ("final_batch_sequence", "integer"),
+            ("is_complete", "boolean"),
+            ("first_received_at", "timestamp with time zone"),
+            ("last_received_at", "timestamp with time zone"),
+            ("samples", "bigint"),
+            ("inserted", "bigint"),
+            ("duplicates", "bigint"),
+        ]),
+        ("deliveries", [
+            ("person", "text"),
+            ("received_at", "timestamp with time zone"),
+            ("origin", "text"),
+            ("format", "text"),
+            ("export_id", "uuid"),
+            ("batch_sequence", "integer"),
+            ("is_final", "boolean"),
+            ("basis", "text"),
+            ("window_start", "timestamp with time zone"),
+            ("window_end", "timestamp with time zone"),
+            ("samples", "integer"),
+            ("inserted", "integer"),
+            ("duplicates", "integer"),
+            ("replaced", "integer"),
+            ("quarantined", "integer"),
+            ("file", "text"),
+        ]),
+        ("quarantine", [
+            ("person", "text"),
+            ("received_at", "timestamp with time zone"),
+            ("export_id", "uuid"),
+            ("batch_sequence", "integer"),
+            ("position", "integer"),
+            ("reason", "text"),
+            ("raw", "text"),
+        ]),
+        ("unknown_types", [
+            ("person", "text"),
+            ("type", "text"),
+            ("kind", "text"),
+            ("samples", "bigint"),
+            ("first_start_at", "timestamp with time zone"),
+            ("last_start_at", "timestamp with time zone"),
+        ]),
+        ("settings", [
+            ("person", "text"),
+            ("time_zone", "text"),
+            ("stale_after", "interval"),
+        ]),
+    ]
+
+    static let functions = [
+        "set_time_zone(person text, tz text)",
+        "set_source_priority(person text, type text, sources text[])",
+        "set_stale_after(person text, stale_after interval)",
+    ]
+
+    @Test("every public view has exactly its contract columns, in order, with their types, and nothing else is in schema health")
+    func columnsAndTypes() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let rows = try c.query("""
+                SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
+                FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'health'
+                JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                ORDER BY c.relname, a.attnum
+                """)
+            var actual: [String: [(String, String)]] = [:]
+            for row in rows { actual[row[0]!, default: []].append((row[1]!, row[2]!)) }
+            #expect(Set(actual.keys) == Set(Self.views.map(\.name)))
+            for view in Self.views {
+                let got = actual[view.name] ?? []
+                #expect(got.map(\.0) == view.columns.map(\.0), "columns of health.\(view.name)")
+                #expect(got.map(\.1) == view.columns.map(\.1), "types of health.\(view.name)")
+            }
+            let kinds = try c.table("""
+                SELECT DISTINCT c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'health'
+                """)
+            #expect(kinds.rows == [["v"]], "schema health holds views only")
+            let functions = try c.table("""
+                SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')'
+                FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace AND n.nspname = 'health'
+                ORDER BY 1
+                """)
+            #expect(functions.rows.map { $0[0]! } == Self.functions.sorted())
+        }
+    }
+
+    @Test("every view, every column and every function of schema health carries a comment, and none says live")
+    func comments() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let missing = try c.table("""
+                SELECT c.relname, a.attname
+                FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'health'
+                LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                WHERE coalesce(obj_description(c.oid, 'pg_class'), '') = ''
+                   OR (a.attnum IS NOT NULL AND coalesce(col_description(c.oid, a.attnum), '') = '')
+                """)
+            #expect(missing.count == 0, "without comment: \(missing.rows)")
+            let functions = try c.table("""
+                SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace AND n.nspname = 'health'
+                WHERE coalesce(obj_description(p.oid, 'pg_proc'), '') = ''
+                """)
+            #expect(functions.count == 0, "functions without comment: \(functions.rows)")
+            let live = try c.table("""
+                SELECT c.relname, a.attname, coalesce(col_description(c.oid, a.attnum), obj_description(c.oid, 'pg_class')) AS text
+                FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'health'
+                LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0
+                WHERE obj_description(c.oid, 'pg_class') ~* '\\m(live|real-time|realtime)\\M'
+                   OR col_description(c.oid, a.attnum) ~* '\\m(live|real-time|realtime)\\M'
+                """)
+            #expect(live.count == 0, "comments saying live: \(live.rows)")
+        }
+    }
+
+    @Test("a login granted health_reader reads every view, and is refused every health_store table, every write and every setter")
+    func readerRole() throws {
+        try TestPostgres.withDatabase { db in
+            let admin = try db.connect()
+            try Store(connection: admin).batch([
+                Sample.quantity(Sample.U(1), HK.steps, source: "phone", start: "2026-03-01T10:00:00.000+01:00", value: 5),
+            ])
+            let role = "reader_" + db.name
+            try admin.query("CREATE ROLE \(role) LOGIN PASSWORD 'reader-test'")
+            try admin.query("GRANT health_reader TO \(role)")
+            let reader = try PostgresConnection(connectionString: Self.connectionString(db.connectionString, user: role, password: "reader-test"))
+            defer { reader.close(); _ = try? admin.query("DROP ROLE IF EXISTS \(role)") }
+
+            for view in Self.views {
+                #expect(throws: Never.self, "reading health.\(view.name)") {
+                    try reader.query("SELECT * FROM health.\(view.name) LIMIT 5")
+                }
+            }
+            #expect(try reader.query("SELECT steps FROM health.daily_summary").first?[0] == "5")
+
+            let tables = try admin.table("""
+                SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'health_store' AND c.relkind IN ('r', 'v', 'p') ORDER BY 1
+                """).rows.map { $0[0]! }
+            #expect(tables.contains("samples") && tables.contains("rollup_source"))
+            for table in tables {
+                let error = #expect(throws: PostgresError.self, "reading health_store.\(table)") {
+                    try reader.query("SELECT * FROM health_store.\(table) LIMIT 1")
+                }
+                #expect(error?.sqlState == "42501", "health_store.\(table)")
+            }
+            let writes = [
+                "INSERT INTO health.samples (person, uuid, id, type, grp, kind, source, start_at, end_at, day, payload, first_received_at, last_received_at) VALUES ('x', gen_random_uuid(), 'i', 't', 'g', 'quantity', 's', now(), now(), current_date, '{}', now(), now())",
+                "DELETE FROM health.samples",
+                "UPDATE health.deliveries SET file = 'x'",
+                "SELECT health.set_time_zone('p', 'Europe/Berlin')",
+                "SELECT health.set_source_priority('p', 'HKQuantityTypeIdentifierStepCount', ARRAY['x'])",
+                "SELECT health.set_stale_after('p', interval '1 hour')",
+                "SELECT health_store.rebuild_rollups('p')",
+                "CREATE TABLE health.mine (x int)",
+            ]
+            for sql in writes {
+                let error = #expect(throws: PostgresError.self, "\(sql)") { try reader.query(sql) }
+                #expect(error?.sqlState == "42501", "\(sql)")
+            }
+        }
+    }
+
+    /// The same server as the test database, as another user.
+    static func connectionString(_ base: String, user: String, password: String) -> String {
+        if base.hasPrefix("postgres://") || base.hasPrefix("postgresql://"), var components = URLComponents(string: base) {
+            components.user = user
+            components.password = password
+            return components.string ?? base
+        }
+        return base + " user=\(user) password=\(password)"
+    }
+}

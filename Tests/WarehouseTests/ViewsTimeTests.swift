@@ -1,0 +1,147 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// Which day a sample belongs to: local days, DST, the written-offset fallback, zone changes,
+/// and which days are still partial.
+@Suite("Local days")
+struct ViewsTimeTests {
+    typealias S = Sample
+
+    @Test("a step at 23:30 local on the DST days 2026-03-29 (23 h) and 2026-10-25 (25 h) in Europe/Berlin lands on that day")
+    func daylightSavingDays() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try c.query("SELECT health.set_time_zone('p', 'Europe/Berlin')")
+            // Written in UTC, as a phone abroad might: the zone, not the offset, decides.
+            try Store(connection: c).batch([
+                S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-03-28T23:30:00.000Z", value: 1),    // 00:30 CET, 29th
+                S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-29T21:30:00.000Z", value: 10),   // 23:30 CEST, 29th
+                S.quantity(S.U(3), HK.steps, source: "phone", start: "2026-03-29T22:30:00.000Z", value: 100),  // 00:30 CEST, 30th
+                S.quantity(S.U(4), HK.steps, source: "phone", start: "2026-10-24T22:30:00.000Z", value: 2),    // 00:30 CEST, 25th
+                S.quantity(S.U(5), HK.steps, source: "phone", start: "2026-10-25T22:30:00.000Z", value: 20),   // 23:30 CET, 25th
+                S.quantity(S.U(6), HK.steps, source: "phone", start: "2026-10-25T23:30:00.000Z", value: 200),  // 00:30 CET, 26th
+            ])
+            let totals = try c.table("SELECT * FROM health.daily_totals ORDER BY day")
+            #expect(totals.dictionaries.map { text($0, "day") } == ["2026-03-29", "2026-03-30", "2026-10-25", "2026-10-26"])
+            #expect(totals.dictionaries.map { double($0, "value") } == [11, 100, 22, 200])
+        }
+    }
+
+    @Test("with no time zone, the offset written in the sample decides its day")
+    func writtenOffsetFallback() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch([
+                // 21:30 UTC on the 29th, written in Tokyo's offset: the 30th there.
+                S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-03-30T06:30:00.000+09:00", value: 7),
+                // 04:30 UTC on the 30th, written in New York's offset: the 29th there.
+                S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-29T23:30:00.000-05:00", value: 5),
+                // Sleep: the written offset of its end.
+                S.sleep(S.U(3), source: "watch", start: "2026-03-29T22:00:00.000-05:00", end: "2026-03-30T01:00:00.000-05:00", value: 3),
+            ])
+            let totals = try c.table("SELECT * FROM health.daily_totals WHERE type = $1 ORDER BY day", [HK.steps])
+            #expect(totals.dictionaries.map { text($0, "day") } == ["2026-03-29", "2026-03-30"])
+            #expect(totals.dictionaries.map { double($0, "value") } == [5, 7])
+            let sleep = try c.table("SELECT * FROM health.daily_sleep")
+            #expect(text(sleep.row(where: "day", is: "2026-03-30"), "asleep_min") == "180")
+        }
+    }
+
+    @Test("changing the time zone re-days the person's samples and their rollups; NULL goes back to written offsets")
+    func timeZoneChangeMovesDays() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch([
+                S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-03-30T06:30:00.000+09:00", value: 7),  // 21:30Z 29th
+                S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-29T23:30:00.000-05:00", value: 5),  // 04:30Z 30th
+            ])
+            try Store(connection: c).batch(person: "other", [
+                S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-03-30T06:30:00.000+09:00", value: 70),
+            ])
+            func days(_ person: String = "p") throws -> [String: Double] {
+                var out: [String: Double] = [:]
+                for row in try c.table("SELECT day, value FROM health.daily_totals WHERE person = $1", [person]).dictionaries {
+                    out[text(row, "day")!] = double(row, "value")
+                }
+                return out
+            }
+            #expect(try days() == ["2026-03-29": 5, "2026-03-30": 7])
+
+            try c.query("SELECT health.set_time_zone('p', 'Europe/Berlin')")
+            // Berlin: 21:30Z is 23:30 on the 29th; 04:30Z is 06:30 on the 30th.
+            #expect(try days() == ["2026-03-29": 7, "2026-03-30": 5])
+            #expect(try c.table("SELECT day FROM health.samples WHERE person = 'p' ORDER BY uuid").rows.map { $0[0] } == ["2026-03-29", "2026-03-30"])
+            #expect(try days("other") == ["2026-03-30": 70], "another person's days do not move")
+            #expect(try db.scalar("SELECT time_zone FROM health.settings WHERE person = 'p'", as: String.self) == "Europe/Berlin")
+
+            try c.query("SELECT health.set_time_zone('p', 'Asia/Tokyo')")
+            #expect(try days() == ["2026-03-30": 12])
+
+            try c.query("SELECT health.set_time_zone('p', NULL)")
+            #expect(try days() == ["2026-03-29": 5, "2026-03-30": 7])
+            #expect(try c.table("SELECT time_zone FROM health.settings WHERE person = 'p'").rows == [[nil]])
+            #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0)
+        }
+    }
+
+    @Test("set_time_zone refuses a name that is not an IANA zone, naming it, and changes nothing")
+    func badTimeZone() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try c.query("SELECT health.set_time_zone('p', 'Europe/Berlin')")
+            let error = #expect(throws: PostgresError.self) {
+                try c.query("SELECT health.set_time_zone('p', 'Mars/Olympus_Mons')")
+            }
+            #expect(error?.sqlState == "22023")
+            #expect(error?.message.contains("Mars/Olympus_Mons") == true)
+            let cased = #expect(throws: PostgresError.self) {
+                try c.query("SELECT health.set_time_zone('p', 'europe/berlin')")
+            }
+            #expect(cased?.hint?.contains("Europe/Berlin") == true)
+            #expect(try db.scalar("SELECT time_zone FROM health.settings WHERE person = 'p'", as: String.self) == "Europe/Berlin")
+        }
+    }
+
+    @Test("is_partial: today in the person's zone is partial; with no zone, a day is partial until it has ended everywhere")
+    func partialDays() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let now = Date()
+            func localDate(_ date: Date, _ zone: TimeZone) -> String {
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = zone
+                let d = calendar.dateComponents([.year, .month, .day], from: date)
+                return String(format: "%04d-%02d-%02d", d.year!, d.month!, d.day!)
+            }
+            func stamp(_ day: String) -> String { day + "T12:00:00.000Z" }
+            let utc = TimeZone(identifier: "UTC")!
+            let kiritimati = TimeZone(identifier: "Pacific/Kiritimati")!  // UTC+14: its today is ahead
+            let todayThere = localDate(now, kiritimati)
+            let threeDaysAgo = localDate(now.addingTimeInterval(-3 * 86_400), utc)
+            let threeDaysAgoThere = localDate(now.addingTimeInterval(-3 * 86_400), kiritimati)
+            // UTC−12 is the last place a day ends: until then it is partial without a zone.
+            let lastToEnd = localDate(now.addingTimeInterval(-12 * 3600), utc)
+            let yesterdayUTC = localDate(now.addingTimeInterval(-86_400), utc)
+
+            try c.query("SELECT health.set_time_zone('z', 'Pacific/Kiritimati')")
+            try Store(connection: c).batch(person: "z", [
+                S.quantity(S.U(1), HK.steps, source: "phone", start: todayThere + "T12:00:00.000+14:00", value: 1),
+                S.quantity(S.U(2), HK.steps, source: "phone", start: threeDaysAgoThere + "T12:00:00.000+14:00", value: 1),
+            ])
+            try Store(connection: c).batch(person: "n", [
+                S.quantity(S.U(1), HK.steps, source: "phone", start: stamp(yesterdayUTC), value: 1),
+                S.quantity(S.U(2), HK.steps, source: "phone", start: stamp(threeDaysAgo), value: 1),
+            ])
+            for view in ["daily_totals", "daily_summary", "daily_source_totals"] {
+                let zoned = try c.table("SELECT day, is_partial FROM health.\(view) WHERE person = 'z'")
+                #expect(text(zoned.row(where: "day", is: todayThere), "is_partial") == "t", "\(view)")
+                #expect(text(zoned.row(where: "day", is: threeDaysAgoThere), "is_partial") == "f", "\(view)")
+                let plain = try c.table("SELECT day, is_partial FROM health.\(view) WHERE person = 'n'")
+                #expect(text(plain.row(where: "day", is: yesterdayUTC), "is_partial") == (yesterdayUTC >= lastToEnd ? "t" : "f"), "\(view)")
+                #expect(text(plain.row(where: "day", is: threeDaysAgo), "is_partial") == "f", "\(view)")
+            }
+        }
+    }
+}

@@ -1,0 +1,440 @@
+-- How each rollup level is made, and the functions that keep, rebuild and verify them.
+--
+-- Each calc_* view is the one definition of a level, computed from the level below it. The
+-- refresh, the rebuild and the verification all read these views, so there is one
+-- definition of every number. Filtering a calc view on its key columns reaches the index
+-- below it (the filter is pushed under the GROUP BY or the window), so a refresh reads only
+-- the keys it was given.
+
+-- Level 1 from the samples.
+CREATE VIEW health_store.calc_source AS
+WITH s AS (
+  SELECT s.person, s.type, s.day, s.source, s.kind, s.uuid, s.start_at, s.end_at, s.value,
+         s.activity_type, s.duration_s, s.distance_m, s.energy_kcal,
+         c.rule, st.name AS stage, st.is_asleep,
+         extract(epoch FROM s.end_at - s.start_at) AS span_s
+  FROM health_store.samples s
+  LEFT JOIN health_store.catalog c ON c.type = s.type
+  LEFT JOIN health_store.sleep_stages st ON c.rule = 'sleep' AND st.value = s.value
+)
+SELECT s.person, s.type, s.day, s.source,
+       min(s.kind) AS kind,
+       count(*) AS samples,
+       count(s.value) AS n_values,
+       sum(s.value::numeric) AS sum_value,
+       min(s.value) AS min_value,
+       max(s.value) AS max_value,
+       min(s.start_at) AS first_start_at,
+       max(s.start_at) AS last_start_at,
+       CASE min(s.rule)
+         WHEN 'total' THEN sum(s.value::numeric)
+         WHEN 'sleep' THEN coalesce(sum(s.span_s) FILTER (WHERE s.is_asleep), 0) / 60
+       END AS total,
+       (array_agg(s.start_at ORDER BY s.start_at DESC, s.end_at DESC, s.uuid)
+          FILTER (WHERE s.rule = 'latest' AND s.value IS NOT NULL))[1] AS latest_start_at,
+       (array_agg(s.end_at ORDER BY s.start_at DESC, s.end_at DESC, s.uuid)
+          FILTER (WHERE s.rule = 'latest' AND s.value IS NOT NULL))[1] AS latest_end_at,
+       (array_agg(s.value ORDER BY s.start_at DESC, s.end_at DESC, s.uuid)
+          FILTER (WHERE s.rule = 'latest' AND s.value IS NOT NULL))[1] AS latest_value,
+       (array_agg(s.uuid ORDER BY s.start_at DESC, s.end_at DESC, s.uuid)
+          FILTER (WHERE s.rule = 'latest' AND s.value IS NOT NULL))[1] AS latest_uuid,
+       sum(s.span_s) FILTER (WHERE s.stage = 'inBed') AS in_bed_s,
+       sum(s.span_s) FILTER (WHERE s.stage = 'asleepUnspecified') AS unspecified_s,
+       sum(s.span_s) FILTER (WHERE s.stage = 'awake') AS awake_s,
+       sum(s.span_s) FILTER (WHERE s.stage = 'asleepCore') AS core_s,
+       sum(s.span_s) FILTER (WHERE s.stage = 'asleepDeep') AS deep_s,
+       sum(s.span_s) FILTER (WHERE s.stage = 'asleepREM') AS rem_s,
+       sum(s.span_s) FILTER (WHERE s.rule = 'sleep' AND s.stage IS NULL AND s.value IS NOT NULL) AS unknown_s,
+       count(s.activity_type) FILTER (WHERE s.rule = 'workout') AS workouts,
+       sum(s.duration_s::numeric) FILTER (WHERE s.rule = 'workout') AS duration_s,
+       sum(s.distance_m::numeric) FILTER (WHERE s.rule = 'workout') AS distance_m,
+       sum(s.energy_kcal::numeric) FILTER (WHERE s.rule = 'workout') AS energy_kcal
+FROM s
+-- In the order of samples_person_type_day_source, so the rows arrive grouped.
+GROUP BY s.person, s.type, s.day, s.source;
+
+COMMENT ON VIEW health_store.calc_source IS
+  'Rollup level 1 computed straight from health_store.samples: the definition refresh, rebuild and verify share.';
+
+-- Level 1 ranks from level 1 totals: fixed priority first (listed before unlisted), then the
+-- largest total, then the source that sorts first in byte order.
+CREATE VIEW health_store.calc_source_rank AS
+SELECT r.person, r.type, r.day, r.source,
+       CASE WHEN ru.per_source_winner THEN
+         row_number() OVER (PARTITION BY r.person, r.type, r.day
+                            ORDER BY array_position(p.sources, r.source) NULLS LAST,
+                                     r.total DESC NULLS LAST,
+                                     r.source COLLATE "C")::integer
+       END AS rank
+FROM health_store.rollup_source r
+LEFT JOIN health_store.catalog c ON c.type = r.type
+LEFT JOIN health_store.rules ru ON ru.rule = c.rule
+LEFT JOIN health_store.source_priorities p ON p.person = r.person AND p.type = r.type;
+
+COMMENT ON VIEW health_store.calc_source_rank IS
+  'Per-source winner ranks computed from rollup_source totals and health_store.source_priorities.';
+
+-- Level 2 from level 1.
+CREATE VIEW health_store.calc_day_type AS
+WITH r AS (
+  SELECT r.*, c.rule, ru.per_source_winner
+  FROM health_store.rollup_source r
+  LEFT JOIN health_store.catalog c ON c.type = r.type
+  LEFT JOIN health_store.rules ru ON ru.rule = c.rule
+),
+g AS (
+  SELECT r.person, r.type, r.day,
+         min(r.rule) AS rule,
+         bool_or(r.per_source_winner) AS per_source_winner,
+         min(r.kind) AS kind,
+         sum(r.samples)::bigint AS samples,
+         sum(r.n_values)::bigint AS n_values,
+         min(r.first_start_at) AS first_start_at,
+         max(r.last_start_at) AS last_start_at,
+         sum(r.sum_value) AS sum_value,
+         min(r.min_value) AS min_value,
+         max(r.max_value) AS max_value,
+         -- The winner's row (rank 1); max() only picks the one value there is.
+         max(r.source) FILTER (WHERE r.rank = 1) AS winner,
+         max(r.total) FILTER (WHERE r.rank = 1) AS winner_total,
+         jsonb_object_agg(r.source, r.total::double precision) FILTER (WHERE r.rank > 1) AS alternatives,
+         max(r.in_bed_s) FILTER (WHERE r.rank = 1) AS in_bed_s,
+         max(r.unspecified_s) FILTER (WHERE r.rank = 1) AS unspecified_s,
+         max(r.awake_s) FILTER (WHERE r.rank = 1) AS awake_s,
+         max(r.core_s) FILTER (WHERE r.rank = 1) AS core_s,
+         max(r.deep_s) FILTER (WHERE r.rank = 1) AS deep_s,
+         max(r.rem_s) FILTER (WHERE r.rank = 1) AS rem_s,
+         max(r.unknown_s) FILTER (WHERE r.rank = 1) AS unknown_s,
+         -- Latest across sources: start desc, end desc, source asc (byte order), uuid asc.
+         (array_agg(r.latest_value ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid)
+            FILTER (WHERE r.latest_start_at IS NOT NULL))[1] AS latest_value,
+         (array_agg(r.latest_start_at ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid)
+            FILTER (WHERE r.latest_start_at IS NOT NULL))[1] AS latest_start_at,
+         (array_agg(r.source ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid)
+            FILTER (WHERE r.latest_start_at IS NOT NULL))[1] AS latest_source,
+         sum(r.workouts)::bigint AS workouts,
+         sum(r.duration_s) AS duration_s,
+         sum(r.distance_m) AS distance_m,
+         sum(r.energy_kcal) AS energy_kcal
+  FROM r
+  GROUP BY r.person, r.type, r.day
+)
+SELECT g.person, g.type, g.day, g.kind, g.samples, g.n_values, g.first_start_at, g.last_start_at,
+       CASE WHEN g.per_source_winner THEN g.winner_total::double precision
+            WHEN g.rule = 'reading' THEN (g.sum_value / nullif(g.n_values, 0))::double precision
+            WHEN g.rule = 'latest' THEN g.latest_value
+       END AS value,
+       CASE WHEN g.per_source_winner THEN g.winner
+            WHEN g.rule = 'latest' THEN g.latest_source
+       END AS source,
+       CASE WHEN g.per_source_winner THEN coalesce(g.alternatives, '{}'::jsonb) END AS alternatives,
+       g.min_value, g.max_value,
+       CASE WHEN g.rule = 'latest' THEN g.latest_start_at END AS measured_at,
+       CASE WHEN g.rule = 'sleep' THEN g.winner_total::double precision END AS asleep_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.core_s, 0) / 60)::double precision END AS core_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.deep_s, 0) / 60)::double precision END AS deep_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.rem_s, 0) / 60)::double precision END AS rem_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.unspecified_s, 0) / 60)::double precision END AS unspecified_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.awake_s, 0) / 60)::double precision END AS awake_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.in_bed_s, 0) / 60)::double precision END AS in_bed_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.unknown_s, 0) / 60)::double precision END AS unknown_min,
+       CASE WHEN g.rule = 'workout' THEN g.workouts END AS workouts,
+       CASE WHEN g.rule = 'workout' THEN g.duration_s::double precision END AS duration_s,
+       CASE WHEN g.rule = 'workout' THEN g.distance_m::double precision END AS distance_m,
+       CASE WHEN g.rule = 'workout' THEN g.energy_kcal::double precision END AS energy_kcal
+FROM g;
+
+COMMENT ON VIEW health_store.calc_day_type IS
+  'Rollup level 2 computed from rollup_source: the day value of each person, type and day by the type''s rule.';
+
+-- Level 3 from level 2: the one place that names the daily_summary metrics.
+CREATE VIEW health_store.calc_day AS
+SELECT d.person, d.day,
+       max(d.value) FILTER (WHERE c.metric = 'steps') AS steps,
+       max(d.value) FILTER (WHERE c.metric = 'distance_m') AS distance_m,
+       max(d.value) FILTER (WHERE c.metric = 'flights_climbed') AS flights_climbed,
+       max(d.value) FILTER (WHERE c.metric = 'active_energy_kcal') AS active_energy_kcal,
+       max(d.value) FILTER (WHERE c.metric = 'basal_energy_kcal') AS basal_energy_kcal,
+       max(d.value) FILTER (WHERE c.metric = 'exercise_min') AS exercise_min,
+       max(d.value) FILTER (WHERE c.metric = 'stand_min') AS stand_min,
+       max(d.value) FILTER (WHERE c.metric = 'sleep_min') AS sleep_min,
+       max(d.min_value) FILTER (WHERE c.metric = 'heart_rate_bpm') AS heart_rate_min,
+       max(d.value) FILTER (WHERE c.metric = 'heart_rate_bpm') AS heart_rate_mean,
+       max(d.max_value) FILTER (WHERE c.metric = 'heart_rate_bpm') AS heart_rate_max,
+       max(d.value) FILTER (WHERE c.metric = 'resting_heart_rate_bpm') AS resting_heart_rate,
+       max(d.value) FILTER (WHERE c.metric = 'walking_heart_rate_bpm') AS walking_heart_rate,
+       max(d.value) FILTER (WHERE c.metric = 'hrv_sdnn_ms') AS hrv_sdnn_ms,
+       100 * max(d.value) FILTER (WHERE c.metric = 'oxygen_saturation_fraction') AS oxygen_saturation_pct,
+       max(d.value) FILTER (WHERE c.metric = 'respiratory_rate_per_min') AS respiratory_rate,
+       max(d.value) FILTER (WHERE c.metric = 'vo2_max_ml_per_kg_min') AS vo2_max,
+       max(d.value) FILTER (WHERE c.metric = 'body_temperature_c') AS body_temperature_c,
+       max(d.value) FILTER (WHERE c.metric = 'blood_pressure_systolic_mmhg') AS blood_pressure_systolic,
+       max(d.value) FILTER (WHERE c.metric = 'blood_pressure_diastolic_mmhg') AS blood_pressure_diastolic,
+       max(d.value) FILTER (WHERE c.metric = 'body_mass_kg') AS body_mass_kg,
+       max(d.value) FILTER (WHERE c.metric = 'height_m') AS height_m,
+       max(d.value) FILTER (WHERE c.metric = 'body_mass_index') AS body_mass_index,
+       100 * max(d.value) FILTER (WHERE c.metric = 'body_fat_fraction') AS body_fat_pct,
+       max(d.value) FILTER (WHERE c.metric = 'lean_body_mass_kg') AS lean_body_mass_kg,
+       max(d.workouts) FILTER (WHERE c.metric = 'workouts') AS workouts,
+       max(d.duration_s) FILTER (WHERE c.metric = 'workouts') AS workout_duration_s,
+       sum(d.samples) FILTER (WHERE c.type IS NULL)::bigint AS unknown_samples
+FROM health_store.rollup_day_type d
+LEFT JOIN health_store.catalog c ON c.type = d.type
+GROUP BY d.person, d.day;
+
+COMMENT ON VIEW health_store.calc_day IS
+  'Rollup level 3 computed from rollup_day_type: the daily_summary pivot, the only place its metrics are named.';
+
+-- Level 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: ranks,
+-- then the day values, then the days' summary rows. Caller holds the person lock.
+CREATE FUNCTION health_store.refresh_day_types(p_person text, p_days date[], p_types text[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_days  date[];
+  v_types text[];
+BEGIN
+  SELECT array_agg(k.day), array_agg(k.type) INTO v_days, v_types
+  FROM (SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)) k;
+
+  UPDATE health_store.rollup_source r SET rank = x.rank
+  FROM unnest(v_days, v_types) AS k(day, type)
+  CROSS JOIN LATERAL (SELECT v.source, v.rank FROM health_store.calc_source_rank v
+                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day) x
+  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = x.source
+    AND r.rank IS DISTINCT FROM x.rank;
+
+  DELETE FROM health_store.rollup_day_type d USING unnest(v_days, v_types) AS k(day, type)
+  WHERE d.person = p_person AND d.type = k.type AND d.day = k.day;
+
+  INSERT INTO health_store.rollup_day_type (
+    person, type, day, kind, samples, n_values, first_start_at, last_start_at, value, source,
+    alternatives, min_value, max_value, measured_at, asleep_min, core_min, deep_min, rem_min,
+    unspecified_min, awake_min, in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
+  SELECT x.person, x.type, x.day, x.kind, x.samples, x.n_values, x.first_start_at, x.last_start_at, x.value, x.source,
+         x.alternatives, x.min_value, x.max_value, x.measured_at, x.asleep_min, x.core_min, x.deep_min, x.rem_min,
+         x.unspecified_min, x.awake_min, x.in_bed_min, x.unknown_min, x.workouts, x.duration_s, x.distance_m, x.energy_kcal
+  FROM unnest(v_days, v_types) AS k(day, type)
+  CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day_type v
+                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day) x;
+
+  PERFORM health_store.refresh_days(p_person, v_days);
+END
+$$;
+
+-- Level 3 for the given days of one person. Caller holds the person lock.
+CREATE FUNCTION health_store.refresh_days(p_person text, p_days date[])
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM health_store.rollup_day d WHERE d.person = p_person AND d.day = ANY (p_days);
+  INSERT INTO health_store.rollup_day (
+    person, day, steps, distance_m, flights_climbed, active_energy_kcal, basal_energy_kcal,
+    exercise_min, stand_min, sleep_min, heart_rate_min, heart_rate_mean, heart_rate_max,
+    resting_heart_rate, walking_heart_rate, hrv_sdnn_ms, oxygen_saturation_pct, respiratory_rate,
+    vo2_max, body_temperature_c, blood_pressure_systolic, blood_pressure_diastolic, body_mass_kg,
+    height_m, body_mass_index, body_fat_pct, lean_body_mass_kg, workouts, workout_duration_s,
+    unknown_samples)
+  SELECT x.person, x.day, x.steps, x.distance_m, x.flights_climbed, x.active_energy_kcal, x.basal_energy_kcal,
+         x.exercise_min, x.stand_min, x.sleep_min, x.heart_rate_min, x.heart_rate_mean, x.heart_rate_max,
+         x.resting_heart_rate, x.walking_heart_rate, x.hrv_sdnn_ms, x.oxygen_saturation_pct, x.respiratory_rate,
+         x.vo2_max, x.body_temperature_c, x.blood_pressure_systolic, x.blood_pressure_diastolic, x.body_mass_kg,
+         x.height_m, x.body_mass_index, x.body_fat_pct, x.lean_body_mass_kg, x.workouts, x.workout_duration_s,
+         x.unknown_samples
+  FROM (SELECT DISTINCT u.day FROM unnest(p_days) AS u(day)) k
+  CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day v WHERE v.person = p_person AND v.day = k.day) x;
+END
+$$;
+
+-- The rollups of the given (day, type, source) keys of one person, from the samples, then
+-- everything derived from them. store_batch calls it in the batch's transaction, holding the
+-- person lock, with every key the batch touched (the old key of a replaced sample included).
+CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_days    date[];
+  v_types   text[];
+  v_sources text[];
+BEGIN
+  SELECT array_agg(k.day), array_agg(k.type), array_agg(k.source) INTO v_days, v_types, v_sources
+  FROM (SELECT DISTINCT u.day, u.type, u.source FROM unnest(p_days, p_types, p_sources) AS u(day, type, source)) k;
+  IF v_days IS NULL THEN
+    RETURN;
+  END IF;
+
+  DELETE FROM health_store.rollup_source r USING unnest(v_days, v_types, v_sources) AS k(day, type, source)
+  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source;
+
+  INSERT INTO health_store.rollup_source (
+    person, type, day, source, kind, samples, n_values, sum_value, min_value, max_value,
+    first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value, latest_uuid,
+    in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s,
+    workouts, duration_s, distance_m, energy_kcal)
+  SELECT x.person, x.type, x.day, x.source, x.kind, x.samples, x.n_values, x.sum_value, x.min_value, x.max_value,
+         x.first_start_at, x.last_start_at, x.total, x.latest_start_at, x.latest_end_at, x.latest_value, x.latest_uuid,
+         x.in_bed_s, x.unspecified_s, x.awake_s, x.core_s, x.deep_s, x.rem_s, x.unknown_s,
+         x.workouts, x.duration_s, x.distance_m, x.energy_kcal
+  FROM unnest(v_days, v_types, v_sources) AS k(day, type, source)
+  CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
+                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source) x;
+
+  PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refresh_rollups(text, date[], text[], text[]) IS
+  'Recomputes the rollups of the given (day, type, source) keys of one person from the samples, and the day values and summary rows derived from them. Called by store_batch under the person lock.';
+
+-- Every rollup of one person (or of everyone, with NULL) from scratch.
+CREATE FUNCTION health_store.rebuild_rollups(p_person text DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql
+SET work_mem = '256MB'
+AS $$
+DECLARE
+  v_person text;
+BEGIN
+  FOR v_person IN
+    SELECT DISTINCT x.person FROM (
+      SELECT s.person FROM health_store.samples s WHERE p_person IS NULL
+      UNION SELECT r.person FROM health_store.rollup_source r WHERE p_person IS NULL
+      UNION SELECT p_person WHERE p_person IS NOT NULL) x
+    ORDER BY x.person
+  LOOP
+    PERFORM health_store.lock_person(v_person);
+    DELETE FROM health_store.rollup_day WHERE person = v_person;
+    DELETE FROM health_store.rollup_day_type WHERE person = v_person;
+    DELETE FROM health_store.rollup_source WHERE person = v_person;
+
+    INSERT INTO health_store.rollup_source (
+      person, type, day, source, kind, samples, n_values, sum_value, min_value, max_value,
+      first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value, latest_uuid,
+      in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s,
+      workouts, duration_s, distance_m, energy_kcal)
+    SELECT v.person, v.type, v.day, v.source, v.kind, v.samples, v.n_values, v.sum_value, v.min_value, v.max_value,
+           v.first_start_at, v.last_start_at, v.total, v.latest_start_at, v.latest_end_at, v.latest_value, v.latest_uuid,
+           v.in_bed_s, v.unspecified_s, v.awake_s, v.core_s, v.deep_s, v.rem_s, v.unknown_s,
+           v.workouts, v.duration_s, v.distance_m, v.energy_kcal
+    FROM health_store.calc_source v WHERE v.person = v_person;
+
+    PERFORM health_store.refresh_person_derived(v_person, NULL);
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.rebuild_rollups(text) IS
+  'Rebuilds every rollup of one person (NULL: of everyone) from health_store.samples, under the person lock.';
+
+-- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
+-- Caller holds the person lock.
+CREATE FUNCTION health_store.refresh_person_derived(p_person text, p_type text)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  v_days date[];
+BEGIN
+  UPDATE health_store.rollup_source r SET rank = v.rank
+  FROM health_store.calc_source_rank v
+  WHERE v.person = p_person AND (p_type IS NULL OR v.type = p_type)
+    AND r.person = p_person AND r.type = v.type AND r.day = v.day AND r.source = v.source
+    AND r.rank IS DISTINCT FROM v.rank;
+
+  SELECT array_agg(DISTINCT d.day) INTO v_days FROM health_store.rollup_day_type d
+  WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
+  DELETE FROM health_store.rollup_day_type d WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
+
+  INSERT INTO health_store.rollup_day_type (
+    person, type, day, kind, samples, n_values, first_start_at, last_start_at, value, source,
+    alternatives, min_value, max_value, measured_at, asleep_min, core_min, deep_min, rem_min,
+    unspecified_min, awake_min, in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
+  SELECT v.person, v.type, v.day, v.kind, v.samples, v.n_values, v.first_start_at, v.last_start_at, v.value, v.source,
+         v.alternatives, v.min_value, v.max_value, v.measured_at, v.asleep_min, v.core_min, v.deep_min, v.rem_min,
+         v.unspecified_min, v.awake_min, v.in_bed_min, v.unknown_min, v.workouts, v.duration_s, v.distance_m, v.energy_kcal
+  FROM health_store.calc_day_type v
+  WHERE v.person = p_person AND (p_type IS NULL OR v.type = p_type);
+
+  IF p_type IS NULL THEN
+    DELETE FROM health_store.rollup_day WHERE person = p_person;
+    INSERT INTO health_store.rollup_day
+    SELECT v.person, v.day, v.steps, v.distance_m, v.flights_climbed, v.active_energy_kcal, v.basal_energy_kcal,
+           v.exercise_min, v.stand_min, v.sleep_min, v.heart_rate_min, v.heart_rate_mean, v.heart_rate_max,
+           v.resting_heart_rate, v.walking_heart_rate, v.hrv_sdnn_ms, v.oxygen_saturation_pct, v.respiratory_rate,
+           v.vo2_max, v.body_temperature_c, v.blood_pressure_systolic, v.blood_pressure_diastolic, v.body_mass_kg,
+           v.height_m, v.body_mass_index, v.body_fat_pct, v.lean_body_mass_kg, v.workouts, v.workout_duration_s,
+           v.unknown_samples
+    FROM health_store.calc_day v WHERE v.person = p_person;
+  ELSE
+    SELECT array_agg(DISTINCT x.day) INTO v_days FROM (
+      SELECT unnest(v_days) AS day
+      UNION SELECT d.day FROM health_store.rollup_day_type d WHERE d.person = p_person AND d.type = p_type) x;
+    PERFORM health_store.refresh_days(p_person, v_days);
+  END IF;
+END
+$$;
+
+-- Every difference between one person's stored rollups and a recompute. Empty when equal.
+--
+-- Level 1 is compared with a recompute from the samples; ranks, level 2 and level 3 with a
+-- recompute from the stored level below. All four empty means, level by level, that every
+-- stored rollup equals a recompute from the samples alone.
+CREATE FUNCTION health_store.verify_rollups(p_person text)
+RETURNS TABLE (level text, day date, type text, source text, stored jsonb, recomputed jsonb)
+LANGUAGE sql STABLE
+SET work_mem = '256MB'
+AS $$
+  WITH stored_source AS (
+    SELECT r.type, r.day, r.source, to_jsonb(r) - 'rank' AS j
+    FROM health_store.rollup_source r WHERE r.person = p_person
+  ),
+  calc_source AS (
+    SELECT v.type, v.day, v.source, to_jsonb(v) AS j
+    FROM health_store.calc_source v WHERE v.person = p_person
+  ),
+  stored_rank AS (
+    SELECT r.type, r.day, r.source, jsonb_build_object('rank', r.rank) AS j
+    FROM health_store.rollup_source r WHERE r.person = p_person
+  ),
+  calc_rank AS (
+    SELECT v.type, v.day, v.source, jsonb_build_object('rank', v.rank) AS j
+    FROM health_store.calc_source_rank v WHERE v.person = p_person
+  ),
+  stored_day_type AS (
+    SELECT d.type, d.day, to_jsonb(d) AS j FROM health_store.rollup_day_type d WHERE d.person = p_person
+  ),
+  calc_day_type AS (
+    SELECT v.type, v.day, to_jsonb(v) AS j FROM health_store.calc_day_type v WHERE v.person = p_person
+  ),
+  stored_day AS (
+    SELECT d.day, to_jsonb(d) AS j FROM health_store.rollup_day d WHERE d.person = p_person
+  ),
+  calc_day AS (
+    SELECT v.day, to_jsonb(v) AS j FROM health_store.calc_day v WHERE v.person = p_person
+  )
+  SELECT 'source', coalesce(a.day, b.day), coalesce(a.type, b.type), coalesce(a.source, b.source), a.j, b.j
+  FROM stored_source a FULL JOIN calc_source b ON a.type = b.type AND a.day = b.day AND a.source = b.source
+  WHERE a.j IS DISTINCT FROM b.j
+  UNION ALL
+  SELECT 'rank', coalesce(a.day, b.day), coalesce(a.type, b.type), coalesce(a.source, b.source), a.j, b.j
+  FROM stored_rank a FULL JOIN calc_rank b ON a.type = b.type AND a.day = b.day AND a.source = b.source
+  WHERE a.j IS DISTINCT FROM b.j
+  UNION ALL
+  SELECT 'day_type', coalesce(a.day, b.day), coalesce(a.type, b.type), NULL, a.j, b.j
+  FROM stored_day_type a FULL JOIN calc_day_type b ON a.type = b.type AND a.day = b.day
+  WHERE a.j IS DISTINCT FROM b.j
+  UNION ALL
+  SELECT 'day', coalesce(a.day, b.day), NULL, NULL, a.j, b.j
+  FROM stored_day a FULL JOIN calc_day b ON a.day = b.day
+  WHERE a.j IS DISTINCT FROM b.j
+  ORDER BY 1, 2, 3, 4
+$$;
+
+COMMENT ON FUNCTION health_store.verify_rollups(text) IS
+  'Lists every difference between one person''s stored rollups and a recompute (level, key, stored row, recomputed row); no rows means they are equal.';
+
+REVOKE EXECUTE ON FUNCTION
+  health_store.refresh_rollups(text, date[], text[], text[]),
+  health_store.refresh_day_types(text, date[], text[]),
+  health_store.refresh_days(text, date[]),
+  health_store.refresh_person_derived(text, text),
+  health_store.rebuild_rollups(text),
+  health_store.verify_rollups(text)
+FROM PUBLIC;
+
+-- Samples stored before this migration get their rollups now.
+SELECT health_store.rebuild_rollups();
