@@ -44,6 +44,8 @@ let package = Package(
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "TestSupport"]),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "TestSupport", "health-warehouse"]),
+        // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
+        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "health-warehouse"]),
     ],
     swiftLanguageModes: [.v6]
 )
