@@ -192,7 +192,6 @@ enum MiniYAML {
         }
         key = key.trimmingCharacters(in: .whitespaces)
         if key.isEmpty || key.hasPrefix("[") || key.hasPrefix("{") { return nil }
-        if !rest.isEmpty && rest.first != " " { return nil }
         return (key, rest.trimmingCharacters(in: .whitespaces))
     }
 
