@@ -19,6 +19,16 @@ AS $$
            CASE WHEN rule = 'sleep' THEN payload->>'end' ELSE payload->>'start' END, tz)
 $$;
 
+-- The keys of a sample the write path reads, typed; named as in the payload. value and the
+-- timestamps stay text: value is cast only for known kinds, and the day is taken from the
+-- timestamp's text as written.
+CREATE TYPE health_store.sample_fields AS (
+  uuid uuid, id text, type text, "group" text, source text, start text, "end" text, kind text,
+  value text, unit text, name text, "activityType" integer, "activityName" text,
+  "durationSeconds" double precision, "distanceMeters" double precision,
+  "activeEnergyKilocalories" double precision
+);
+
 -- Per-person serialization of every write that touches a person's samples or rollups.
 CREATE FUNCTION health_store.lock_person(p_person text) RETURNS void
 LANGUAGE sql
@@ -65,42 +75,38 @@ BEGIN
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
 
   WITH input AS (
-    SELECT e.value AS s, e.ordinality AS pos, (e.value->>'uuid')::uuid AS uuid
-    FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
-  ),
-  -- A uuid repeated inside the batch is stored once: the later copy wins.
-  latest AS (
-    SELECT DISTINCT ON (uuid) uuid, s FROM input ORDER BY uuid, pos DESC
-  ),
-  typed AS (
-    SELECT l.uuid, l.s, c.rule,
+    -- One pass over each sample's keys (jsonb_populate_record) instead of an operator per
+    -- column; the sample object itself is kept whole as the payload.
+    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule,
            -- Typed columns only for a known type of a known kind; the payload keeps all.
-           (c.type IS NOT NULL AND c.kind = l.s->>'kind') AS known
-    FROM latest l LEFT JOIN health_store.catalog c ON c.type = l.s->>'type'
+           (c.type IS NOT NULL AND c.kind = f.kind) AS known
+    FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sample_fields, e.value) AS f
+    LEFT JOIN health_store.catalog c ON c.type = f.type
   ),
-  previous AS (
-    SELECT o.uuid, o.day, o.type, o.source
-    FROM health_store.samples o JOIN latest l ON o.person = p_person AND o.uuid = l.uuid
+  -- A uuid repeated inside the batch is stored once: the later copy wins. Sorted by uuid,
+  -- the one lock order for every writer, so concurrent batches cannot deadlock.
+  latest AS (
+    SELECT DISTINCT ON (uuid) * FROM input ORDER BY uuid, pos DESC
   ),
   written AS (
     INSERT INTO health_store.samples AS t (
       person, uuid, id, type, grp, kind, source, start_at, end_at, day,
       value, unit, category_name, activity_type, activity_name,
       duration_s, distance_m, energy_kcal, payload, first_received_at, last_received_at, export_id)
-    SELECT p_person, x.uuid, x.s->>'id', x.s->>'type', x.s->>'group', x.s->>'kind', x.s->>'source',
-           (x.s->>'start')::timestamptz, (x.s->>'end')::timestamptz,
-           health_store.sample_day(x.s, x.rule, v_tz),
-           CASE WHEN x.known AND x.s->>'kind' IN ('quantity', 'category') THEN (x.s->>'value')::double precision END,
-           CASE WHEN x.known AND x.s->>'kind' = 'quantity' THEN x.s->>'unit' END,
-           CASE WHEN x.known AND x.s->>'kind' = 'category' THEN x.s->>'name' END,
-           CASE WHEN x.known AND x.s->>'kind' = 'workout' THEN (x.s->>'activityType')::integer END,
-           CASE WHEN x.known AND x.s->>'kind' = 'workout' THEN x.s->>'activityName' END,
-           CASE WHEN x.known AND x.s->>'kind' = 'workout' THEN (x.s->>'durationSeconds')::double precision END,
-           CASE WHEN x.known AND x.s->>'kind' = 'workout' THEN (x.s->>'distanceMeters')::double precision END,
-           CASE WHEN x.known AND x.s->>'kind' = 'workout' THEN (x.s->>'activeEnergyKilocalories')::double precision END,
+    SELECT p_person, x.uuid, x.id, x.type, x."group", x.kind, x.source,
+           x.start::timestamptz, x."end"::timestamptz,
+           health_store.local_day(CASE WHEN x.rule = 'sleep' THEN x."end" ELSE x.start END, v_tz),
+           CASE WHEN x.known AND x.kind IN ('quantity', 'category') THEN x.value::double precision END,
+           CASE WHEN x.known AND x.kind = 'quantity' THEN x.unit END,
+           CASE WHEN x.known AND x.kind = 'category' THEN x.name END,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."activityType" END,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."activityName" END,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."durationSeconds" END,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."distanceMeters" END,
+           CASE WHEN x.known AND x.kind = 'workout' THEN x."activeEnergyKilocalories" END,
            x.s, p_received_at, p_received_at, v_export
-    FROM typed x
-    -- One lock order for every writer: concurrent batches cannot deadlock.
+    FROM latest x
     ORDER BY x.uuid
     ON CONFLICT (person, uuid) DO UPDATE SET
       id = excluded.id, type = excluded.type, grp = excluded.grp, kind = excluded.kind,
@@ -115,11 +121,21 @@ BEGIN
     WHERE t.payload IS DISTINCT FROM excluded.payload
     RETURNING t.uuid, t.day, t.type, t.source, (t.xmax = 0) AS is_new
   ),
+  -- The old key of each replaced row. Every part of one statement sees the same snapshot,
+  -- so this reads the row as it was before the upsert; one index probe per replaced row.
+  previous AS (
+    SELECT o.day, o.type, o.source
+    FROM written w
+    CROSS JOIN LATERAL (
+      SELECT s.day, s.type, s.source FROM health_store.samples s WHERE s.person = p_person AND s.uuid = w.uuid
+    ) AS o
+    WHERE NOT w.is_new
+  ),
   -- Rollup keys touched: every written row's, and the old key of every replaced row.
   touched AS (
     SELECT w.day, w.type, w.source FROM written w
     UNION
-    SELECT p.day, p.type, p.source FROM previous p JOIN written w ON w.uuid = p.uuid AND NOT w.is_new
+    SELECT p.day, p.type, p.source FROM previous p
   )
   SELECT (SELECT count(*) FILTER (WHERE is_new) FROM written),
          (SELECT count(*) FILTER (WHERE NOT is_new) FROM written),

@@ -29,49 +29,6 @@ final class RequestLog: Sendable {
     var count: Int { requests.withLock { $0.count } }
 }
 
-/// A failure from a background job, as text.
-struct JobFailure: Error, Sendable, CustomStringConvertible {
-    var description: String
-}
-
-/// Runs a blocking closure on its own thread (not the Swift concurrency pool,
-/// which has two threads on this machine and must not be blocked).
-final class BackgroundJob<Value: Sendable>: Sendable {
-    private let result = Mutex<Result<Value, JobFailure>?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ body: @escaping @Sendable () throws -> Value) {
-        let thread = Thread { [self] in
-            let outcome: Result<Value, JobFailure>
-            do { outcome = .success(try body()) } catch { outcome = .failure(JobFailure(description: "\(error)")) }
-            result.withLock { $0 = outcome }
-            done.signal()
-        }
-        thread.start()
-    }
-
-    /// Waits up to `timeout` seconds; nil when still running.
-    func wait(timeout: Double = 30) -> Result<Value, JobFailure>? {
-        guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-        done.signal()
-        return result.withLock { $0 }
-    }
-
-    /// Whether the job has finished.
-    var isFinished: Bool { result.withLock { $0 != nil } }
-}
-
-/// Polls `condition` every 5 ms until true or `timeout` seconds pass.
-@discardableResult
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
-    let deadline = monotonicNow() + timeout
-    while !condition() {
-        if monotonicNow() > deadline { return false }
-        sleepSeconds(0.005)
-    }
-    return true
-}
-
 /// Resident set size of this process in bytes (Linux /proc/self/statm).
 func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }

@@ -6,16 +6,16 @@ import TestSupport
 import Warehouse
 
 /// A receiver on a loopback port over a test database, stopped by `stop()`.
-final class RunningReceiver {
+final class RunningReceiver: Sendable {
     let server: HTTPServer
     let pool: PostgresPool
     var port: Int { server.boundPort }
 
-    init(connectionString: String, authHeader: String = "Authorization", maxBody: Int = 4 << 20) throws {
-        pool = PostgresPool(connectionString: connectionString, maxConnections: 4, waitLimit: 5)
+    init(connectionString: String, authHeader: String = "Authorization", maxBody: Int = 4 << 20, poolSize: Int = 4) throws {
+        pool = PostgresPool(connectionString: connectionString, maxConnections: poolSize, waitLimit: 30)
         let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader))
         server = HTTPServer(configuration: HTTPServerConfiguration(
-            address: try ListenAddress.parse("127.0.0.1:0"), maxBodyBytes: maxBody, connectionLimit: 16,
+            address: try ListenAddress.parse("127.0.0.1:0"), maxBodyBytes: maxBody, connectionLimit: 64,
             connectionTimeoutSeconds: 10), handler: receiver.handle)
         try server.start()
     }

@@ -16,8 +16,13 @@ public final class TestCluster: @unchecked Sendable {
     private var counter = 0
     private var running = false
 
+    /// Keeps `synchronous_commit` on, so a commit survives the postmaster being killed (for
+    /// fault tests); otherwise commits are asynchronous, which is faster for everything else.
+    public let durable: Bool
+
     /// Creates, starts and migrates a new cluster.
-    public init() throws {
+    public init(durable: Bool = false) throws {
+        self.durable = durable
         let base = URL(fileURLWithPath: NSTemporaryDirectory())
         var template = Array(base.appendingPathComponent("hw-test-XXXXXX").path.utf8CString)
         guard let made = mkdtemp(&template) else { throw ClusterError.notStarted(logFile: "mkdtemp failed") }
@@ -38,7 +43,8 @@ public final class TestCluster: @unchecked Sendable {
     /// Starts the server (again, after `stop` or `kill`).
     public func start() throws {
         try cluster.start(port: port, listenAddresses: "", settings: [
-            "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+            // fsync off loses nothing when only processes die (the OS keeps the page cache).
+            "fsync": "off", "synchronous_commit": durable ? "on" : "off", "full_page_writes": "off",
             "max_connections": "300", "log_min_messages": "warning",
         ])
         lock.withLock { running = true }

@@ -1,0 +1,99 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+import Warehouse
+
+/// `serve` as a process: flags, refusal of a public address, logs, signals.
+@Suite("serve")
+struct ServeTests {
+    static func freePort() -> Int { 20_000 + Int.random(in: 0..<20_000) }
+
+    @Test("refuses a non-loopback address with no token minted, unless --insecure-no-auth")
+    func refusesPublicWithoutToken() throws {
+        try TestPostgres.withDatabase { db in
+            let out = try CLIProcess.run(["serve", "--listen", "0.0.0.0:\(Self.freePort())", "--database-url", db.connectionString])
+            #expect(out.status == 1)
+            #expect(out.stderr.contains("error: refusing to listen on 0.0.0.0"))
+            #expect(out.stderr.contains("hint: mint one with `health-warehouse token create --person NAME`"))
+
+            let port = Self.freePort()
+            let insecure = try CLIProcess.start(["serve", "--listen", "0.0.0.0:\(port)", "--insecure-no-auth", "--database-url", db.connectionString])
+            #expect(insecure.waitForStderr("serve.listening"))
+            insecure.signal(SIGTERM)
+            #expect(insecure.wait().status == 0)
+        }
+    }
+
+    @Test("bad flags are usage errors, exit 64", arguments: [
+        ["--listen", "nonsense"], ["--listen", "127.0.0.1:99999"], ["--max-body", "lots"], ["--pool-size", "0"],
+        ["--auth-header", "Bad Header"], ["--timeout", "-1"], ["extra"],
+    ])
+    func badFlags(arguments: [String]) throws {
+        let out = try CLIProcess.run(["serve"] + arguments)
+        #expect(out.status == 64, "\(arguments): \(out.stderr)")
+        #expect(out.stderr.hasPrefix("error: "))
+    }
+
+    @Test("--parse-only accepts the command lines compose runs without running them")
+    func parseOnly() throws {
+        #expect(try CLIProcess.run(["--parse-only", "serve", "--listen", "0.0.0.0:8080"]).status == 0)
+        #expect(try CLIProcess.run(["--parse-only", "serve", "--listen", "0.0.0.0:x"]).status == 64)
+    }
+
+    @Test("SIGTERM while a batch is in flight: the batch is answered and stored, then exit 0")
+    func gracefulStop() throws {
+        try TestPostgres.withDatabase { db in
+            let port = Self.freePort()
+            let serve = try CLIProcess.start(["serve", "--listen", "127.0.0.1:\(port)", "--database-url", db.connectionString])
+            #expect(serve.waitForStderr("serve.listening"))
+            // Hold the person lock so the batch waits inside its transaction.
+            let blocker = try db.connect()
+            try blocker.query("BEGIN")
+            try blocker.query("SELECT health_store.lock_person('default')")
+            let body = try Bodies.fixture("contract-example.json")
+            let sender = BackgroundJob {
+                try HTTPTestClient.request(port: port, method: "POST", path: "/", headers: [("Content-Type", "application/json")], body: body, timeout: 30)
+            }
+            #expect(waitUntil { (try? db.scalar("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted", as: Int.self)) == 1 })
+            serve.signal(SIGTERM)
+            #expect(serve.waitForStderr("serve.stopping"))
+            try blocker.query("ROLLBACK")
+            let response = try #require(sender.wait(timeout: 30)).get()
+            #expect(response.status == 200)
+            #expect(serve.wait().status == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) == 3)
+        }
+    }
+
+    @Test("a full run's logs hold no token, body, password or connection string")
+    func logsHoldNoSecrets() throws {
+        try TestPostgres.withDatabase { db in
+            let secretURL = db.connectionString + " password=hunter2-do-not-log application_name=probe"
+            let token = try CLIProcess.run(["token", "create", "--person", "alice", "--database-url", secretURL]).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(token.hasPrefix("hw_"))
+            let port = Self.freePort()
+            let serve = try CLIProcess.start(["serve", "--listen", "127.0.0.1:\(port)", "--database-url", secretURL])
+            #expect(serve.waitForStderr("serve.listening"))
+            let marker = "SecretSourceName-7f3a"
+            let body = Bodies.json(samples: [Bodies.quantity(uuid: "AB000000-0000-4000-8000-000000000001", source: marker, start: "2026-08-21T10:00:00.000+02:00", value: "5")])
+            let bad = Array("{\"schemaVersion\":1,\"oops\":\"\(marker)\"".utf8)
+            for (headers, payload) in [([("Authorization", "Bearer \(token)")], body), ([("Authorization", "Bearer \(token)x")], body),
+                                       ([("Authorization", "Bearer \(token)")], bad)] {
+                _ = try HTTPTestClient.request(port: port, method: "POST", path: "/", headers: headers + [("Content-Type", "application/json")], body: payload)
+            }
+            _ = try HTTPTestClient.request(port: port, method: "GET", path: "/stats", headers: [("Authorization", "Bearer \(token)")])
+            serve.signal(SIGTERM)
+            let out = serve.wait()
+            #expect(out.stderr.contains("status=200"))
+            #expect(out.stderr.contains("status=401"))
+            #expect(out.stderr.contains("status=400"))
+            for secret in [token, String(token.dropFirst(3)), marker, "hunter2", db.connectionString, "samples\":["] {
+                #expect(!out.stderr.contains(secret), "log leaks \(secret)")
+                #expect(!out.stdout.contains(secret), "stdout leaks \(secret)")
+            }
+        }
+    }
+}
+
