@@ -77,7 +77,7 @@ COMMENT ON VIEW health_store.calc_source_rank IS
 -- Level 2 from level 1.
 CREATE VIEW health_store.calc_day_type AS
 WITH r AS (
-  SELECT r.*, c.rule, ru.per_source_winner
+  SELECT r.*, c.rule, ru.per_source_winner, c.metric, coalesce(ru.day_unit, c.unit) AS unit
   FROM health_store.rollup_source r
   LEFT JOIN health_store.catalog c ON c.type = r.type
   LEFT JOIN health_store.rules ru ON ru.rule = c.rule
@@ -85,7 +85,9 @@ WITH r AS (
 g AS (
   SELECT r.person, r.type, r.day,
          min(r.rule) AS rule,
-         bool_or(r.per_source_winner) AS per_source_winner,
+         coalesce(bool_or(r.per_source_winner), false) AS per_source_winner,
+         min(r.metric) AS metric,
+         min(r.unit) AS unit,
          min(r.kind) AS kind,
          sum(r.samples)::bigint AS samples,
          sum(r.n_values)::bigint AS n_values,
@@ -119,7 +121,7 @@ g AS (
   FROM r
   GROUP BY r.person, r.type, r.day
 )
-SELECT g.person, g.type, g.day, g.kind, g.samples, g.n_values, g.first_start_at, g.last_start_at,
+SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g.kind, g.samples, g.n_values, g.first_start_at, g.last_start_at,
        CASE WHEN g.per_source_winner THEN g.winner_total::double precision
             WHEN g.rule = 'reading' THEN (g.sum_value / nullif(g.n_values, 0))::double precision
             WHEN g.rule = 'latest' THEN g.latest_value
@@ -150,40 +152,39 @@ COMMENT ON VIEW health_store.calc_day_type IS
 -- Level 3 from level 2: the one place that names the daily_summary metrics.
 CREATE VIEW health_store.calc_day AS
 SELECT d.person, d.day,
-       max(d.value) FILTER (WHERE c.metric = 'steps') AS steps,
-       max(d.value) FILTER (WHERE c.metric = 'distance_m') AS distance_m,
-       max(d.value) FILTER (WHERE c.metric = 'flights_climbed') AS flights_climbed,
-       max(d.value) FILTER (WHERE c.metric = 'active_energy_kcal') AS active_energy_kcal,
-       max(d.value) FILTER (WHERE c.metric = 'basal_energy_kcal') AS basal_energy_kcal,
-       max(d.value) FILTER (WHERE c.metric = 'exercise_min') AS exercise_min,
-       max(d.value) FILTER (WHERE c.metric = 'stand_min') AS stand_min,
-       max(d.value) FILTER (WHERE c.metric = 'sleep_min') AS sleep_min,
-       max(d.min_value) FILTER (WHERE c.metric = 'heart_rate_bpm') AS heart_rate_min,
-       max(d.value) FILTER (WHERE c.metric = 'heart_rate_bpm') AS heart_rate_mean,
-       max(d.max_value) FILTER (WHERE c.metric = 'heart_rate_bpm') AS heart_rate_max,
-       max(d.value) FILTER (WHERE c.metric = 'resting_heart_rate_bpm') AS resting_heart_rate,
-       max(d.value) FILTER (WHERE c.metric = 'walking_heart_rate_bpm') AS walking_heart_rate,
-       max(d.value) FILTER (WHERE c.metric = 'hrv_sdnn_ms') AS hrv_sdnn_ms,
-       100 * max(d.value) FILTER (WHERE c.metric = 'oxygen_saturation_fraction') AS oxygen_saturation_pct,
-       max(d.value) FILTER (WHERE c.metric = 'respiratory_rate_per_min') AS respiratory_rate,
-       max(d.value) FILTER (WHERE c.metric = 'vo2_max_ml_per_kg_min') AS vo2_max,
-       max(d.value) FILTER (WHERE c.metric = 'body_temperature_c') AS body_temperature_c,
-       max(d.value) FILTER (WHERE c.metric = 'blood_pressure_systolic_mmhg') AS blood_pressure_systolic,
-       max(d.value) FILTER (WHERE c.metric = 'blood_pressure_diastolic_mmhg') AS blood_pressure_diastolic,
-       max(d.value) FILTER (WHERE c.metric = 'body_mass_kg') AS body_mass_kg,
-       max(d.value) FILTER (WHERE c.metric = 'height_m') AS height_m,
-       max(d.value) FILTER (WHERE c.metric = 'body_mass_index') AS body_mass_index,
-       100 * max(d.value) FILTER (WHERE c.metric = 'body_fat_fraction') AS body_fat_pct,
-       max(d.value) FILTER (WHERE c.metric = 'lean_body_mass_kg') AS lean_body_mass_kg,
-       max(d.workouts) FILTER (WHERE c.metric = 'workouts') AS workouts,
-       max(d.duration_s) FILTER (WHERE c.metric = 'workouts') AS workout_duration_s,
-       sum(d.samples) FILTER (WHERE c.type IS NULL)::bigint AS unknown_samples
+       max(d.value) FILTER (WHERE d.metric = 'steps') AS steps,
+       max(d.value) FILTER (WHERE d.metric = 'distance_m') AS distance_m,
+       max(d.value) FILTER (WHERE d.metric = 'flights_climbed') AS flights_climbed,
+       max(d.value) FILTER (WHERE d.metric = 'active_energy_kcal') AS active_energy_kcal,
+       max(d.value) FILTER (WHERE d.metric = 'basal_energy_kcal') AS basal_energy_kcal,
+       max(d.value) FILTER (WHERE d.metric = 'exercise_min') AS exercise_min,
+       max(d.value) FILTER (WHERE d.metric = 'stand_min') AS stand_min,
+       max(d.value) FILTER (WHERE d.metric = 'sleep_min') AS sleep_min,
+       max(d.min_value) FILTER (WHERE d.metric = 'heart_rate_bpm') AS heart_rate_min,
+       max(d.value) FILTER (WHERE d.metric = 'heart_rate_bpm') AS heart_rate_mean,
+       max(d.max_value) FILTER (WHERE d.metric = 'heart_rate_bpm') AS heart_rate_max,
+       max(d.value) FILTER (WHERE d.metric = 'resting_heart_rate_bpm') AS resting_heart_rate,
+       max(d.value) FILTER (WHERE d.metric = 'walking_heart_rate_bpm') AS walking_heart_rate,
+       max(d.value) FILTER (WHERE d.metric = 'hrv_sdnn_ms') AS hrv_sdnn_ms,
+       100 * max(d.value) FILTER (WHERE d.metric = 'oxygen_saturation_fraction') AS oxygen_saturation_pct,
+       max(d.value) FILTER (WHERE d.metric = 'respiratory_rate_per_min') AS respiratory_rate,
+       max(d.value) FILTER (WHERE d.metric = 'vo2_max_ml_per_kg_min') AS vo2_max,
+       max(d.value) FILTER (WHERE d.metric = 'body_temperature_c') AS body_temperature_c,
+       max(d.value) FILTER (WHERE d.metric = 'blood_pressure_systolic_mmhg') AS blood_pressure_systolic,
+       max(d.value) FILTER (WHERE d.metric = 'blood_pressure_diastolic_mmhg') AS blood_pressure_diastolic,
+       max(d.value) FILTER (WHERE d.metric = 'body_mass_kg') AS body_mass_kg,
+       max(d.value) FILTER (WHERE d.metric = 'height_m') AS height_m,
+       max(d.value) FILTER (WHERE d.metric = 'body_mass_index') AS body_mass_index,
+       100 * max(d.value) FILTER (WHERE d.metric = 'body_fat_fraction') AS body_fat_pct,
+       max(d.value) FILTER (WHERE d.metric = 'lean_body_mass_kg') AS lean_body_mass_kg,
+       max(d.workouts) FILTER (WHERE d.metric = 'workouts') AS workouts,
+       max(d.duration_s) FILTER (WHERE d.metric = 'workouts') AS workout_duration_s,
+       sum(d.samples) FILTER (WHERE d.rule IS NULL)::bigint AS unknown_samples
 FROM health_store.rollup_day_type d
-LEFT JOIN health_store.catalog c ON c.type = d.type
 GROUP BY d.person, d.day;
 
 COMMENT ON VIEW health_store.calc_day IS
-  'Rollup level 3 computed from rollup_day_type: the daily_summary pivot, the only place its metrics are named.';
+  'Rollup level 3 computed from rollup_day_type: the daily_summary pivot, the only place its metrics are named (as health.catalog.metric).';
 
 -- Level 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: ranks,
 -- then the day values, then the days' summary rows. Caller holds the person lock.
@@ -207,10 +208,10 @@ BEGIN
   WHERE d.person = p_person AND d.type = k.type AND d.day = k.day;
 
   INSERT INTO health_store.rollup_day_type (
-    person, type, day, kind, samples, n_values, first_start_at, last_start_at, value, source,
+    person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values, first_start_at, last_start_at, value, source,
     alternatives, min_value, max_value, measured_at, asleep_min, core_min, deep_min, rem_min,
     unspecified_min, awake_min, in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
-  SELECT x.person, x.type, x.day, x.kind, x.samples, x.n_values, x.first_start_at, x.last_start_at, x.value, x.source,
+  SELECT x.person, x.type, x.day, x.rule, x.per_source_winner, x.metric, x.unit, x.kind, x.samples, x.n_values, x.first_start_at, x.last_start_at, x.value, x.source,
          x.alternatives, x.min_value, x.max_value, x.measured_at, x.asleep_min, x.core_min, x.deep_min, x.rem_min,
          x.unspecified_min, x.awake_min, x.in_bed_min, x.unknown_min, x.workouts, x.duration_s, x.distance_m, x.energy_kcal
   FROM unnest(v_days, v_types) AS k(day, type)
@@ -312,7 +313,9 @@ BEGIN
            v.first_start_at, v.last_start_at, v.total, v.latest_start_at, v.latest_end_at, v.latest_value, v.latest_uuid,
            v.in_bed_s, v.unspecified_s, v.awake_s, v.core_s, v.deep_s, v.rem_s, v.unknown_s,
            v.workouts, v.duration_s, v.distance_m, v.energy_kcal
-    FROM health_store.calc_source v WHERE v.person = v_person;
+    FROM health_store.calc_source v WHERE v.person = v_person
+    -- Day-major, as batches arriving in time order would leave them: views read by day.
+    ORDER BY v.day, v.type, v.source;
 
     PERFORM health_store.refresh_person_derived(v_person, NULL);
   END LOOP;
@@ -340,14 +343,15 @@ BEGIN
   DELETE FROM health_store.rollup_day_type d WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
 
   INSERT INTO health_store.rollup_day_type (
-    person, type, day, kind, samples, n_values, first_start_at, last_start_at, value, source,
+    person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values, first_start_at, last_start_at, value, source,
     alternatives, min_value, max_value, measured_at, asleep_min, core_min, deep_min, rem_min,
     unspecified_min, awake_min, in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
-  SELECT v.person, v.type, v.day, v.kind, v.samples, v.n_values, v.first_start_at, v.last_start_at, v.value, v.source,
+  SELECT v.person, v.type, v.day, v.rule, v.per_source_winner, v.metric, v.unit, v.kind, v.samples, v.n_values, v.first_start_at, v.last_start_at, v.value, v.source,
          v.alternatives, v.min_value, v.max_value, v.measured_at, v.asleep_min, v.core_min, v.deep_min, v.rem_min,
          v.unspecified_min, v.awake_min, v.in_bed_min, v.unknown_min, v.workouts, v.duration_s, v.distance_m, v.energy_kcal
   FROM health_store.calc_day_type v
-  WHERE v.person = p_person AND (p_type IS NULL OR v.type = p_type);
+  WHERE v.person = p_person AND (p_type IS NULL OR v.type = p_type)
+  ORDER BY v.day, v.type;
 
   IF p_type IS NULL THEN
     DELETE FROM health_store.rollup_day WHERE person = p_person;
@@ -358,7 +362,8 @@ BEGIN
            v.vo2_max, v.body_temperature_c, v.blood_pressure_systolic, v.blood_pressure_diastolic, v.body_mass_kg,
            v.height_m, v.body_mass_index, v.body_fat_pct, v.lean_body_mass_kg, v.workouts, v.workout_duration_s,
            v.unknown_samples
-    FROM health_store.calc_day v WHERE v.person = p_person;
+    FROM health_store.calc_day v WHERE v.person = p_person
+    ORDER BY v.day;
   ELSE
     SELECT array_agg(DISTINCT x.day) INTO v_days FROM (
       SELECT unnest(v_days) AS day

@@ -8,6 +8,17 @@
 -- person's zone (day >= today there). With no zone set, a day counts as partial until it
 -- has ended everywhere on Earth: day >= (now in UTC − 12 h)::date, the date in UTC−12.
 
+-- Today in each person's time zone, computed once per person and query: OFFSET 0 keeps the
+-- planner from folding it into the outer query, where it would be evaluated on every row.
+CREATE VIEW health_store.zone_today AS
+SELECT s.person, (now() AT TIME ZONE s.time_zone)::date AS today
+FROM health_store.settings s
+WHERE s.time_zone IS NOT NULL
+OFFSET 0;
+
+COMMENT ON VIEW health_store.zone_today IS
+  'Today''s local date for each person with a time zone; the daily views compare day with it for is_partial.';
+
 -- Workout samples: known workout type, sent as kind workout.
 CREATE VIEW health_store.workout_samples AS
 SELECT s.*
@@ -56,12 +67,11 @@ COMMENT ON COLUMN health.samples.export_id IS 'exportId of the export run that s
 CREATE VIEW health.daily_source_totals AS
 SELECT r.person, r.day, r.type, c.metric, coalesce(ru.day_unit, c.unit) AS unit, r.source,
        r.total::double precision AS total, r.samples, r.rank, r.rank = 1 AS is_winner,
-       r.day >= coalesce((now() AT TIME ZONE st.time_zone)::date,
-                         ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
+       r.day >= coalesce(z.today, (SELECT ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date)) AS is_partial
 FROM health_store.catalog c
 JOIN health_store.rules ru ON ru.rule = c.rule AND ru.per_source_winner
 JOIN health_store.rollup_source r ON r.type = c.type
-LEFT JOIN health_store.settings st ON st.person = r.person;
+LEFT JOIN health_store.zone_today z ON z.person = r.person;
 
 COMMENT ON VIEW health.daily_source_totals IS
   'Each source''s own day total for the per-source types (rules total and sleep), ranked: one row per person, local day, type and source. The winner (rank 1) is the day''s value in daily_totals; never add sources up.';
@@ -80,14 +90,11 @@ COMMENT ON COLUMN health.daily_source_totals.is_partial IS 'True while the day i
 ---------------------------------------------------------------------------------------------
 -- health.daily_totals
 CREATE VIEW health.daily_totals AS
-SELECT d.person, d.day, d.type, c.metric, coalesce(ru.day_unit, c.unit) AS unit, d.value, d.source,
-       d.alternatives,
-       d.day >= coalesce((now() AT TIME ZONE st.time_zone)::date,
-                         ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
-FROM health_store.catalog c
-JOIN health_store.rules ru ON ru.rule = c.rule AND ru.per_source_winner
-JOIN health_store.rollup_day_type d ON d.type = c.type
-LEFT JOIN health_store.settings st ON st.person = d.person;
+SELECT d.person, d.day, d.type, d.metric, d.unit, d.value, d.source, d.alternatives,
+       d.day >= coalesce(z.today, (SELECT ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date)) AS is_partial
+FROM health_store.rollup_day_type d
+LEFT JOIN health_store.zone_today z ON z.person = d.person
+WHERE d.per_source_winner;
 
 COMMENT ON VIEW health.daily_totals IS
   'The day value of each per-source type (rules total and sleep): one source''s total, the winner, never a sum across sources; one row per person, local day and type with data.';
@@ -106,12 +113,10 @@ COMMENT ON COLUMN health.daily_totals.is_partial IS 'True while the day is not o
 CREATE VIEW health.daily_sleep AS
 SELECT d.person, d.day, d.source, d.asleep_min, d.core_min, d.deep_min, d.rem_min,
        d.unspecified_min, d.awake_min, d.in_bed_min, d.unknown_min, d.alternatives,
-       d.day >= coalesce((now() AT TIME ZONE st.time_zone)::date,
-                         ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
-FROM health_store.catalog c
-JOIN health_store.rollup_day_type d ON d.type = c.type
-LEFT JOIN health_store.settings st ON st.person = d.person
-WHERE c.rule = 'sleep';
+       d.day >= coalesce(z.today, (SELECT ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date)) AS is_partial
+FROM health_store.rollup_day_type d
+LEFT JOIN health_store.zone_today z ON z.person = d.person
+WHERE d.rule = 'sleep';
 
 COMMENT ON VIEW health.daily_sleep IS
   'Sleep per night, counted on the local day of waking (the day a sample ends): one row per person and day with sleep. Every minute column is the winning source''s.';
@@ -132,15 +137,12 @@ COMMENT ON COLUMN health.daily_sleep.is_partial IS 'True while the day is not ov
 ---------------------------------------------------------------------------------------------
 -- health.daily_readings
 CREATE VIEW health.daily_readings AS
-SELECT d.person, d.day, d.type, c.metric, coalesce(ru.day_unit, c.unit) AS unit,
+SELECT d.person, d.day, d.type, d.metric, d.unit,
        d.min_value AS min, d.value AS mean, d.max_value AS max, d.n_values AS samples,
-       d.day >= coalesce((now() AT TIME ZONE st.time_zone)::date,
-                         ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
-FROM health_store.catalog c
-JOIN health_store.rules ru ON ru.rule = c.rule
-JOIN health_store.rollup_day_type d ON d.type = c.type
-LEFT JOIN health_store.settings st ON st.person = d.person
-WHERE c.rule = 'reading';
+       d.day >= coalesce(z.today, (SELECT ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date)) AS is_partial
+FROM health_store.rollup_day_type d
+LEFT JOIN health_store.zone_today z ON z.person = d.person
+WHERE d.rule = 'reading';
 
 COMMENT ON VIEW health.daily_readings IS
   'Readings (heart, vitals) per day: min, mean and max across every source, and the count; one row per person, local day and type with readings.';
@@ -158,12 +160,9 @@ COMMENT ON COLUMN health.daily_readings.is_partial IS 'True while the day is not
 ---------------------------------------------------------------------------------------------
 -- health.daily_body
 CREATE VIEW health.daily_body AS
-SELECT d.person, d.day, d.type, c.metric, coalesce(ru.day_unit, c.unit) AS unit, d.value,
-       d.measured_at, d.source
-FROM health_store.catalog c
-JOIN health_store.rules ru ON ru.rule = c.rule
-JOIN health_store.rollup_day_type d ON d.type = c.type
-WHERE c.rule = 'latest';
+SELECT d.person, d.day, d.type, d.metric, d.unit, d.value, d.measured_at, d.source
+FROM health_store.rollup_day_type d
+WHERE d.rule = 'latest';
 
 COMMENT ON VIEW health.daily_body IS
   'Body measurements per day: the latest sample of the day by start (ties: latest end, then source in byte order, then uuid), any source; one row per person, local day and type measured.';
@@ -180,12 +179,10 @@ COMMENT ON COLUMN health.daily_body.source IS 'Bundle identifier of the app or d
 -- health.daily_workouts
 CREATE VIEW health.daily_workouts AS
 SELECT d.person, d.day, d.workouts, d.duration_s, d.distance_m, d.energy_kcal,
-       d.day >= coalesce((now() AT TIME ZONE st.time_zone)::date,
-                         ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
-FROM health_store.catalog c
-JOIN health_store.rollup_day_type d ON d.type = c.type
-LEFT JOIN health_store.settings st ON st.person = d.person
-WHERE c.rule = 'workout';
+       d.day >= coalesce(z.today, (SELECT ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date)) AS is_partial
+FROM health_store.rollup_day_type d
+LEFT JOIN health_store.zone_today z ON z.person = d.person
+WHERE d.rule = 'workout';
 
 COMMENT ON VIEW health.daily_workouts IS
   'Workouts per day: count and totals over every source (overlapping sessions are each counted; see health.workouts.overlapping); one row per person and local day with workouts.';
@@ -236,8 +233,7 @@ COMMENT ON COLUMN health.workouts.overlapping IS 'uuids of the person''s other w
 -- health.daily_summary
 CREATE VIEW health.daily_summary AS
 SELECT d.person, d.day,
-       d.day >= coalesce((now() AT TIME ZONE st.time_zone)::date,
-                         ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial,
+       d.day >= coalesce(z.today, (SELECT ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date)) AS is_partial,
        d.steps, d.distance_m, d.flights_climbed, d.active_energy_kcal, d.basal_energy_kcal,
        d.exercise_min, d.stand_min, d.sleep_min, d.heart_rate_min, d.heart_rate_mean,
        d.heart_rate_max, d.resting_heart_rate, d.walking_heart_rate, d.hrv_sdnn_ms,
@@ -246,7 +242,7 @@ SELECT d.person, d.day,
        d.body_mass_index, d.body_fat_pct, d.lean_body_mass_kg, d.workouts,
        d.workout_duration_s, d.unknown_samples
 FROM health_store.rollup_day d
-LEFT JOIN health_store.settings st ON st.person = d.person;
+LEFT JOIN health_store.zone_today z ON z.person = d.person;
 
 COMMENT ON VIEW health.daily_summary IS
   'One row per person and local day with any sample: every metric side by side. Totals are the winning source''s (never a sum of sources), readings the day''s mean, body values the day''s latest, fractions as percentages. A column is NULL when that metric had no data that day.';
@@ -451,7 +447,7 @@ CREATE VIEW health.unknown_types AS
 SELECT d.person, d.type, min(d.kind) AS kind, sum(d.samples)::bigint AS samples,
        min(d.first_start_at) AS first_start_at, max(d.last_start_at) AS last_start_at
 FROM health_store.rollup_day_type d
-WHERE NOT EXISTS (SELECT 1 FROM health_store.catalog c WHERE c.type = d.type)
+WHERE d.rule IS NULL
 GROUP BY d.person, d.type;
 
 COMMENT ON VIEW health.unknown_types IS
