@@ -68,13 +68,14 @@ struct ComposeFile {
         return found
     }
 
-    /// A value as Compose interpolates it with .env.example's values: `$$` becomes `$`.
-    func interpolate(_ text: String) throws -> String {
+    /// A value as Compose interpolates it with .env.example's values (or, with
+    /// `defaultsOnly`, with no .env at all): `$$` becomes `$`.
+    func interpolate(_ text: String, defaultsOnly: Bool = false) throws -> String {
         var out = ""
         var cursor = text.startIndex
         for reference in Self.references(in: text) {
             out += text[cursor..<reference.range.lowerBound].replacingOccurrences(of: "$$", with: "$")
-            if let value = exampleEnvironment[reference.name], !value.isEmpty {
+            if !defaultsOnly, let value = exampleEnvironment[reference.name], !value.isEmpty {
                 out += value
             } else if let fallback = reference.fallback {
                 out += fallback

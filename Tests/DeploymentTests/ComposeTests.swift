@@ -89,7 +89,7 @@ struct ComposeTests {
     func ingest() throws {
         let compose = try ComposeFile.load()
         let ingest = try #require(compose.service("ingest"))
-        let command = try (ingest["command"]?.strings ?? []).map(compose.interpolate)
+        let command = try (ingest["command"]?.strings ?? []).map { try compose.interpolate($0) }
         #expect(command.first == "ingest")
         #expect(command.contains("/backlog"))
         #expect(command.firstIndex(of: "--every").map { command[$0 + 1] } == "1h")
@@ -136,7 +136,10 @@ struct ComposeTests {
         let compose = try ComposeFile.load()
         var lines: [[String]] = []
         for name in Self.warehouseServices {
-            lines.append(try (compose.service(name)?["command"]?.strings ?? []).map(compose.interpolate))
+            let command = compose.service(name)?["command"]?.strings ?? []
+            // With .env.example's values, and with the defaults written in compose.yaml alone.
+            lines.append(try command.map { try compose.interpolate($0) })
+            lines.append(try command.map { try compose.interpolate($0, defaultsOnly: true) })
         }
         let dockerfile = try Dockerfile.load()
         let runtime = try #require(dockerfile.stages.last)
@@ -156,13 +159,14 @@ struct ComposeTests {
         #expect(wrong.status == 64)
     }
 
-    /// `docker compose run --rm warehouse ARGS` lines in docs/*.md code blocks, as argument lists.
+    /// `docker compose run [options] warehouse ARGS` lines in docs/*.md, as argument lists.
     static func documentedRunLines() throws -> [[String]] {
         var lines: [[String]] = []
         for file in try Repository.files(in: "docs", withExtension: "md") {
             for line in try Repository.text("docs/" + file).split(separator: "\n") {
                 let text = line.trimmingCharacters(in: .whitespaces)
-                guard let range = text.range(of: "docker compose run --rm warehouse ") else { continue }
+                guard let run = text.range(of: "docker compose run "),
+                      let range = text[run.upperBound...].range(of: " warehouse ") else { continue }
                 var words = text[range.upperBound...].split(separator: " ").map(String.init)
                 if let comment = words.firstIndex(where: { $0.hasPrefix("#") }) { words = Array(words[..<comment]) }
                 if let pipe = words.firstIndex(where: { ["|", ">", "&&", "2>&1"].contains($0) }) { words = Array(words[..<pipe]) }

@@ -20,16 +20,22 @@ struct DockerfileTests {
         for package in ["libpq-dev", "libmicrohttpd-dev", "zlib1g-dev", "libssl-dev"] {
             #expect(build.aptPackages.contains(package), "build stage installs \(package)")
         }
-        let builds = build.arguments(of: "RUN").filter { $0.contains("swift build") }
+        let builds = Self.buildCommands(build)
         #expect(builds.count == 1)
         #expect(builds.first?.contains("-c release") == true)
         #expect(builds.first?.contains("--static-swift-stdlib") == true)
-        #expect(builds.first?.contains("--product health-warehouse") == true)
         #expect(runtime.arguments(of: "COPY").contains { $0.hasPrefix("--from=build ") && $0.hasSuffix("/usr/local/bin/health-warehouse") })
         #expect(runtime.arguments(of: "USER").first?.hasPrefix("warehouse") == true, "runs as an unprivileged user")
         #expect(runtime.arguments(of: "EXPOSE") == ["8080"])
         // Build output and secrets stay out of the build context.
         #expect(build.arguments(of: "COPY") == [". ."])
+    }
+
+    /// The `swift build … --product health-warehouse` commands of a stage.
+    static func buildCommands(_ stage: Dockerfile.Stage) -> [String] {
+        stage.arguments(of: "RUN").flatMap { $0.components(separatedBy: "&&") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { $0.hasPrefix("swift build ") && $0.contains("--product health-warehouse") }
     }
 
     /// Libraries a binary needs at run time: its own NEEDED entries, plus those of the Swift
@@ -54,13 +60,17 @@ struct DockerfileTests {
             if words.count >= 3, words[1] == "=>", words[2].hasPrefix("/") { linkage.resolved[words[0]] = words[2] }
             if words.first?.hasPrefix("/") == true { linkage.resolved[URL(fileURLWithPath: words[0]).lastPathComponent] = words[0] }
         }
+        // A library of the Swift toolchain: under its runtime folder, owned by no Debian package.
+        let toolchain = linkage.resolved.values.filter { $0.contains("/swift/linux/") }
+        let toolchainOwners = try packages(owning: Array(toolchain))
+        func isSwiftRuntime(_ path: String) -> Bool { toolchain.contains(path) && (toolchainOwners[path] ?? nil) == nil }
         var pending = [binary]
         var seen: Set<String> = []
         while let file = pending.popLast() {
             guard seen.insert(file).inserted else { continue }
             for soname in try needed(file) {
                 guard let path = linkage.resolved[soname] else { throw DeploymentTestError("\(soname) needed by \(file) is not resolved by ldd") }
-                if try isSwiftRuntime(path) {
+                if isSwiftRuntime(path) {
                     linkage.swiftRuntime.insert(soname)
                     pending.append(path)
                 } else {
@@ -80,29 +90,33 @@ struct DockerfileTests {
         }
     }
 
-    /// A library of the Swift toolchain: under the directory of `swift`'s runtime, owned by no
-    /// Debian package.
-    static func isSwiftRuntime(_ path: String) throws -> Bool {
-        guard path.contains("/swift/linux/") else { return false }
-        return try package(owning: path) == nil
-    }
-
     /// The Debian package that installed a file, trying the /lib ↔ /usr/lib spellings of
     /// merged-/usr systems and the symlink's target.
     static func package(owning path: String) throws -> String? {
-        var candidates = [path]
-        let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        candidates.append(real)
-        for p in [path, real] {
-            if p.hasPrefix("/usr/") { candidates.append(String(p.dropFirst(4))) } else { candidates.append("/usr" + p) }
+        try packages(owning: [path])[path] ?? nil
+    }
+
+    /// `package(owning:)` for many files with one dpkg-query.
+    static func packages(owning paths: [String]) throws -> [String: String?] {
+        var candidates: [String: [String]] = [:]
+        for path in paths {
+            let real = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            var list = [path, real]
+            for p in [path, real] { list.append(p.hasPrefix("/usr/") ? String(p.dropFirst(4)) : "/usr" + p) }
+            candidates[path] = list
         }
-        for candidate in candidates {
-            let out = try Run.program("/usr/bin/dpkg-query", ["-S", candidate])
-            guard out.status == 0, let line = out.output.split(separator: "\n").first(where: { $0.hasSuffix(": " + candidate) }) else { continue }
-            let package = line.prefix { $0 != ":" && $0 != "," }
-            return String(package)
+        // dpkg-query -S prints `package: path` for each path it knows and complains about the
+        // others (exit 1), so the lines are matched by path.
+        let out = try Run.program("/usr/bin/dpkg-query", ["-S"] + Set(candidates.values.joined()).sorted())
+        var owner: [String: String] = [:]
+        for line in out.output.split(separator: "\n") where !line.hasPrefix("dpkg-query:") {
+            guard let separator = line.range(of: ": /") else { continue }
+            let file = String(line[line.index(before: separator.upperBound)...])
+            owner[file] = String(line[..<separator.lowerBound].prefix { $0 != ":" && $0 != "," })
         }
-        return nil
+        var result: [String: String?] = [:]
+        for (path, list) in candidates { result[path] = list.lazy.compactMap { owner[$0] }.first }
+        return result
     }
 
     /// What apt-get brings along with `packages`: their Depends and Pre-Depends, recursively
@@ -152,16 +166,17 @@ struct DockerfileTests {
         // image: the build stage must link it statically.
         if !linkage.swiftRuntime.isEmpty {
             let build = try #require(try Dockerfile.load().stages.first)
-            #expect(build.arguments(of: "RUN").contains { $0.contains("--static-swift-stdlib") },
+            #expect(Self.buildCommands(build).allSatisfy { $0.contains("--static-swift-stdlib") } && !Self.buildCommands(build).isEmpty,
                     "\(binary) loads \(linkage.swiftRuntime.sorted()) from the toolchain")
         }
         // The C library is in every Debian image; everything else the binary itself needs is
         // installed by name.
         let always: Set<String> = ["libc6"]
+        let owners = try Self.packages(owning: Array(linkage.resolved.values))
         var directPackages: Set<String> = []
         for soname in linkage.direct.sorted() {
             let path = try #require(linkage.resolved[soname])
-            let package = try #require(try Self.package(owning: path), "\(soname) (\(path)) belongs to no Debian package")
+            let package = try #require(owners[path] ?? nil, "\(soname) (\(path)) belongs to no Debian package")
             directPackages.insert(package)
             #expect(installed.contains(package) || always.contains(package),
                     "\(soname) comes from \(package): add it to the runtime stage's apt-get install")
@@ -170,7 +185,7 @@ struct DockerfileTests {
         // Every library ldd resolves, transitive ones included, comes with what is installed.
         let available = try Self.closure(of: installed.union(always))
         for (soname, path) in linkage.resolved.sorted(by: { $0.key < $1.key }) where !linkage.swiftRuntime.contains(soname) {
-            let package = try #require(try Self.package(owning: path), "\(soname) (\(path)) belongs to no Debian package")
+            let package = try #require(owners[path] ?? nil, "\(soname) (\(path)) belongs to no Debian package")
             #expect(available.contains(package), "\(soname) from \(package) is not pulled in by \(installed.sorted())")
         }
         // Nothing installed for no reason but certificates.
