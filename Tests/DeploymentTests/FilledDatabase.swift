@@ -4,7 +4,7 @@ import Postgres
 import TestSupport
 import Warehouse
 
-/// One database for the whole suite, filled once with `DemoData` through the real decode and
+/// One database for the whole suite, filled once with `HealthHistory` through the real decode and
 /// store pipeline, with the read-only login made by `deploy/postgres/reader-login.sh`, the
 /// very script compose.yaml runs. Queries under test run as that login only.
 final class FilledDatabase: @unchecked Sendable {
@@ -12,7 +12,7 @@ final class FilledDatabase: @unchecked Sendable {
     static let readerPassword = "reader-pw-\(getpid())"
 
     let database: TestDatabase
-    let demo: DemoData
+    let demo: HealthHistory
     /// Persons stored besides `demo.person`.
     let otherPerson = "alex"
     let stalePerson = "sam"
@@ -23,7 +23,7 @@ final class FilledDatabase: @unchecked Sendable {
     static func get() throws -> FilledDatabase { try shared.get() }
 
     private init() throws {
-        demo = DemoData()
+        demo = HealthHistory()
         database = try TestPostgres.withDatabase(label: "deployment") { $0 }
         try fill()
         try Self.runReaderLoginScript(on: database, login: Self.readerLogin, password: Self.readerPassword)
@@ -42,7 +42,7 @@ final class FilledDatabase: @unchecked Sendable {
         }
         // A second person with ten days of phone steps and no time zone: every query must keep
         // the two apart.
-        var alex = SeededRandom(seed: 99)
+        var alex = SplitMix64(seed: 99)
         var samples: [String] = []
         for back in 1...10 {
             let day = Date().addingTimeInterval(Double(-back) * 86_400)

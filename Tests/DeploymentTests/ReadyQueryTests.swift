@@ -113,7 +113,7 @@ struct ReadyQueryTests {
             #expect(row["winning_source"] == winner.key, "\(day)")
             #expect(Double(row["steps"] ?? "") == winner.value.rounded(), "\(day)")
             #expect(Double(row["steps"] ?? "")! < bySource.values.reduce(0, +) || bySource.count == 1, "\(day): never the sum")
-            if winner.key == DemoData.watch { watchDays += 1 } else { phoneDays += 1 }
+            if winner.key == HealthHistory.watch { watchDays += 1 } else { phoneDays += 1 }
         }
         #expect(watchDays > 0 && phoneDays > 0, "the data has days for each device")
         for row in table.records {
@@ -162,7 +162,7 @@ struct ReadyQueryTests {
         for row in table.records where row["is_partial"] == "f" {
             let night = try #require(row["night_ending"])
             guard let minutes = db.demo.asleepMinutes[night] else { continue }
-            #expect(row["source"] == DemoData.watch, "\(night)")
+            #expect(row["source"] == HealthHistory.watch, "\(night)")
             #expect(abs(Double(row["asleep_h"] ?? "")! - minutes / 60) < 0.006, "\(night)")
             checked += 1
         }
@@ -192,7 +192,7 @@ struct ReadyQueryTests {
     func weight() throws {
         let table = try Self.run("weight_trend.sql", ["days": "30"])
         #expect(table.rows.count >= 14 && table.rows.count <= 16, "every other day")
-        #expect(table.column("source").allSatisfy { $0 == DemoData.scale })
+        #expect(table.column("source").allSatisfy { $0 == HealthHistory.scale })
         #expect(table.records.first?["change_kg"] == "0.00")
         #expect(table.column("kg").allSatisfy { (75.0...83.0).contains(Double($0) ?? 0) })
     }
@@ -205,7 +205,7 @@ struct ReadyQueryTests {
         #expect(Set(weekly.column("activity_name")).isSuperset(of: ["running", "cycling", "traditionalStrengthTraining", "activity type 14"]))
         let overlapping = try Self.run("workouts_overlapping.sql")
         #expect(Set(overlapping.column("uuid").map { $0.uppercased() }) == [db.demo.overlappingRun.watch, db.demo.overlappingRun.app])
-        #expect(Set(overlapping.column("source")) == [DemoData.watch, DemoData.runningApp])
+        #expect(Set(overlapping.column("source")) == [HealthHistory.watch, HealthHistory.runningApp])
         #expect(overlapping.column("day").allSatisfy { $0 == db.demo.overlappingRunDay })
     }
 
@@ -258,9 +258,9 @@ struct ReadyQueryTests {
         #expect(quarantine.rows.count == 1)
         #expect(quarantine.records.first?["samples"] == "1")
         #expect(quarantine.records.first?["reason"]?.contains("uuid") == true)
-        #expect(quarantine.records.first?["example_raw"]?.contains(DemoData.quarantinedUUID) == true)
+        #expect(quarantine.records.first?["example_raw"]?.contains(HealthHistory.quarantinedUUID) == true)
         let unknown = try Self.run("unknown_types_seen.sql")
-        #expect(unknown.records.map { $0["type"] } == [DemoData.unknownType])
+        #expect(unknown.records.map { $0["type"] } == [HealthHistory.unknownType])
         #expect(unknown.records.first?["samples"] == "\(db.demo.unknownSamples)")
     }
 

@@ -10,7 +10,7 @@ import Foundation
 /// (`anchor`) export run a day in batches, one day sent as CSV, plus what goes wrong in real
 /// life: a batch sent twice, a manual export that stopped part-way, a sample that breaks the
 /// contract and a type this version does not know.
-struct DemoData {
+struct HealthHistory {
     static let phone = "com.apple.health.81C8E1B4-2F3A-4C55-9E7A-0B6D2A1F9C01"
     static let watch = "com.apple.health.E4D2C0A9-7B1F-4E3C-8A6D-5F9B1C2D3E4F"
     static let scale = "com.withings.wiscale2"
@@ -50,7 +50,7 @@ struct DemoData {
     private(set) var unknownSamples = 0
     private(set) var workoutCount = 0
 
-    private var random: SeededRandom
+    private var random: SplitMix64
     private var calendar: Calendar
     private var daySamples: [[String]] = []
 
@@ -59,7 +59,7 @@ struct DemoData {
         self.timeZone = TimeZone(identifier: timeZone)!
         self.dayCount = days
         self.now = now
-        random = SeededRandom(seed: seed)
+        random = SplitMix64(seed: seed)
         calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = self.timeZone
         build()
@@ -419,7 +419,7 @@ struct DemoData {
 }
 
 /// SplitMix64: the same numbers on every run and machine.
-struct SeededRandom {
+struct SplitMix64 {
     private var state: UInt64
 
     init(seed: UInt64) { state = seed }
