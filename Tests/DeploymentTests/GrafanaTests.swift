@@ -109,12 +109,26 @@ struct GrafanaTests {
         let titles = try Self.panels().compactMap { $0["title"] as? String }
         for wanted in ["Steps per day, by winning source", "Active energy per day, by winning source", "Sleep stages per night",
                        "Resting heart rate, with 7-day mean", "HRV (SDNN), with 7-day mean", "Heart rate per day: lowest, mean, highest",
-                       "Weight", "Workouts per week, by activity", "Workouts", "Last batch received", "Newest sample", "Batches",
+                       "Weight", "Workouts per week, by activity", "Every workout", "Last batch received", "Newest sample", "Batches",
                        "Delivery status", "Quarantined samples", "Unknown types", "Incomplete export runs"] {
             #expect(titles.contains(wanted), "panel \(wanted)")
         }
         let ids = try Self.panels().compactMap { $0["id"] as? Int }
         #expect(Set(ids).count == ids.count, "panel ids are unique")
+        #expect(Set(titles).count == titles.count, "panel titles are unique")
+        // Panels sit inside the 24-column grid without covering each other.
+        var taken: [String: String] = [:]
+        for panel in try Self.panels() {
+            let grid = panel["gridPos"] as? [String: Int] ?? [:]
+            let (x, y, w, h) = (grid["x"] ?? -1, grid["y"] ?? -1, grid["w"] ?? 0, grid["h"] ?? 0)
+            let title = panel["title"] as? String ?? ""
+            #expect(x >= 0 && y >= 0 && w > 0 && h > 0 && x + w <= 24, "\(title): gridPos \(grid)")
+            for cx in x..<max(x, x + w) {
+                for cy in y..<max(y, y + h) {
+                    if let other = taken.updateValue(title, forKey: "\(cx),\(cy)") { Issue.record("\(title) covers \(other)") }
+                }
+            }
+        }
     }
 
     @Test("nothing on the dashboard calls the data live or real-time")
