@@ -56,6 +56,12 @@ CREATE TABLE health_store.rollup_source (
   type             text NOT NULL,
   day              date NOT NULL,
   source           text NOT NULL,
+  -- Copied from the catalog and its rule when the row is made (NULL: a type not in the
+  -- catalog), so daily_source_totals reads this table alone.
+  rule             text,
+  per_source_winner boolean NOT NULL,
+  metric           text,
+  unit             text,                      -- unit of total (sleep: min)
   kind             text NOT NULL,             -- least kind seen (types normally have one)
   samples          bigint NOT NULL,           -- every sample of the key
   n_values         bigint NOT NULL,           -- samples carrying a typed value
@@ -84,10 +90,14 @@ CREATE TABLE health_store.rollup_source (
   duration_s       numeric,
   distance_m       numeric,
   energy_kcal      numeric,
-  -- Rules total and sleep: 1 for the day's winning source, then 2, 3, …
+  -- Rules total and sleep: 1 for the day's winning source, then 2, 3, … (from
+  -- rollup_day_type.ranked_sources).
   rank             integer,
   PRIMARY KEY (person, type, day, source)
 );
+-- daily_source_totals reads one person's per-source rows in day order from this index.
+CREATE INDEX rollup_source_winners ON health_store.rollup_source (person, day, type, source)
+  INCLUDE (metric, unit, total, samples, rank) WHERE per_source_winner;
 
 COMMENT ON TABLE health_store.rollup_source IS
   'Rollup level 1: per person, type, local day and source, the aggregates of the samples held; refreshed by refresh_rollups inside each batch.';
@@ -114,6 +124,7 @@ CREATE TABLE health_store.rollup_day_type (
   -- The winning source (total, sleep) or the latest sample's source (latest).
   source           text,
   alternatives     jsonb,                     -- total, sleep: {source: total} of the others
+  ranked_sources   text[],                    -- total, sleep: every source, winner first
   min_value        double precision,
   max_value        double precision,
   measured_at      timestamptz,               -- latest: the start of the latest sample

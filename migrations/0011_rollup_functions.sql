@@ -4,90 +4,116 @@
 -- refresh, the rebuild and the verification all read these views, so there is one
 -- definition of every number. Filtering a calc view on its key columns reaches the index
 -- below it (the filter is pushed under the GROUP BY or the window), so a refresh reads only
--- the keys it was given.
+-- the keys it was given: it asks one key at a time in a LATERAL subquery kept apart with
+-- OFFSET 0, because a flattened join condition cannot be pushed under a GROUP BY and the
+-- view would be computed for every key of the person.
+--
+-- Refreshing a key upserts its recomputed row and skips the write when nothing changed;
+-- a key left without samples loses its row. Every refresh runs under the person lock
+-- (store_batch and the settings functions take it), so two writers of one person never
+-- refresh at once and a rollup always equals a recompute of the committed samples.
 
--- Level 1 from the samples.
+-- Level 1 from the samples. The aggregate every key needs is one pass of cheap aggregates;
+-- what only some rules need (sleep stages, workout sums, the latest sample) is looked up in a
+-- LATERAL subquery that runs only for keys of that rule.
+--
+-- Sums are exact: whole values below 2^31 are added as double precision (exact for any
+-- realistic count), the others as numeric (each value rounded to the 15 significant digits
+-- of PostgreSQL's float8-to-numeric cast); so a sum does not depend on the order rows are
+-- read in, and a recompute equals the stored rollup to the last digit.
 CREATE VIEW health_store.calc_source AS
-WITH s AS (
-  SELECT s.person, s.type, s.day, s.source, s.kind, s.uuid, s.start_at, s.end_at, s.value,
-         s.activity_type, s.duration_s, s.distance_m, s.energy_kcal,
-         c.rule, st.name AS stage, st.is_asleep,
-         extract(epoch FROM s.end_at - s.start_at) AS span_s
+WITH g AS (
+  SELECT s.person, s.type, s.day, s.source,
+         min(s.kind) AS kind,
+         count(*) AS samples,
+         count(s.value) AS n_values,
+         sum(s.value) FILTER (WHERE s.value = trunc(s.value) AND abs(s.value) < 2147483648) AS sum_whole,
+         sum(s.value::numeric) FILTER (WHERE s.value <> trunc(s.value) OR abs(s.value) >= 2147483648) AS sum_fraction,
+         min(s.value) AS min_value,
+         max(s.value) AS max_value,
+         min(s.start_at) AS first_start_at,
+         max(s.start_at) AS last_start_at
   FROM health_store.samples s
-  LEFT JOIN health_store.catalog c ON c.type = s.type
-  LEFT JOIN health_store.sleep_stages st ON c.rule = 'sleep' AND st.value = s.value
+  -- In the order of samples_person_type_day_source, so the rows arrive grouped.
+  GROUP BY s.person, s.type, s.day, s.source
+),
+k AS (
+  SELECT g.*, c.rule, coalesce(ru.per_source_winner, false) AS per_source_winner, c.metric,
+         coalesce(ru.day_unit, c.unit) AS unit,
+         CASE WHEN g.sum_whole IS NOT NULL OR g.sum_fraction IS NOT NULL
+              THEN coalesce(g.sum_whole::bigint::numeric, 0) + coalesce(g.sum_fraction, 0) END AS sum_value
+  FROM g
+  LEFT JOIN health_store.catalog c ON c.type = g.type
+  LEFT JOIN health_store.rules ru ON ru.rule = c.rule
 )
-SELECT s.person, s.type, s.day, s.source,
-       min(s.kind) AS kind,
-       count(*) AS samples,
-       count(s.value) AS n_values,
-       sum(s.value::numeric) AS sum_value,
-       min(s.value) AS min_value,
-       max(s.value) AS max_value,
-       min(s.start_at) AS first_start_at,
-       max(s.start_at) AS last_start_at,
-       CASE min(s.rule)
-         WHEN 'total' THEN sum(s.value::numeric)
-         WHEN 'sleep' THEN coalesce(sum(s.span_s) FILTER (WHERE s.is_asleep), 0) / 60
-       END AS total,
-       (array_agg(s.start_at ORDER BY s.start_at DESC, s.end_at DESC, s.uuid)
-          FILTER (WHERE s.rule = 'latest' AND s.value IS NOT NULL))[1] AS latest_start_at,
-       (array_agg(s.end_at ORDER BY s.start_at DESC, s.end_at DESC, s.uuid)
-          FILTER (WHERE s.rule = 'latest' AND s.value IS NOT NULL))[1] AS latest_end_at,
-       (array_agg(s.value ORDER BY s.start_at DESC, s.end_at DESC, s.uuid)
-          FILTER (WHERE s.rule = 'latest' AND s.value IS NOT NULL))[1] AS latest_value,
-       (array_agg(s.uuid ORDER BY s.start_at DESC, s.end_at DESC, s.uuid)
-          FILTER (WHERE s.rule = 'latest' AND s.value IS NOT NULL))[1] AS latest_uuid,
-       sum(s.span_s) FILTER (WHERE s.stage = 'inBed') AS in_bed_s,
-       sum(s.span_s) FILTER (WHERE s.stage = 'asleepUnspecified') AS unspecified_s,
-       sum(s.span_s) FILTER (WHERE s.stage = 'awake') AS awake_s,
-       sum(s.span_s) FILTER (WHERE s.stage = 'asleepCore') AS core_s,
-       sum(s.span_s) FILTER (WHERE s.stage = 'asleepDeep') AS deep_s,
-       sum(s.span_s) FILTER (WHERE s.stage = 'asleepREM') AS rem_s,
-       sum(s.span_s) FILTER (WHERE s.rule = 'sleep' AND s.stage IS NULL AND s.value IS NOT NULL) AS unknown_s,
-       count(s.activity_type) FILTER (WHERE s.rule = 'workout') AS workouts,
-       sum(s.duration_s::numeric) FILTER (WHERE s.rule = 'workout') AS duration_s,
-       sum(s.distance_m::numeric) FILTER (WHERE s.rule = 'workout') AS distance_m,
-       sum(s.energy_kcal::numeric) FILTER (WHERE s.rule = 'workout') AS energy_kcal
-FROM s
--- In the order of samples_person_type_day_source, so the rows arrive grouped.
-GROUP BY s.person, s.type, s.day, s.source;
+SELECT k.person, k.type, k.day, k.source, k.rule, k.per_source_winner, k.metric, k.unit, k.kind, k.samples, k.n_values, k.sum_value,
+       k.min_value, k.max_value, k.first_start_at, k.last_start_at,
+       CASE k.rule WHEN 'total' THEN k.sum_value WHEN 'sleep' THEN sl.asleep_s / 60 END AS total,
+       l.start_at AS latest_start_at, l.end_at AS latest_end_at, l.value AS latest_value, l.uuid AS latest_uuid,
+       sl.in_bed_s, sl.unspecified_s, sl.awake_s, sl.core_s, sl.deep_s, sl.rem_s, sl.unknown_s,
+       w.workouts, w.duration_s, w.distance_m, w.energy_kcal
+FROM k
+-- Rule sleep: seconds per stage (sleep_stages says which are asleep), unknown values apart.
+LEFT JOIN LATERAL (
+  SELECT coalesce(sum(x.span_s) FILTER (WHERE st.is_asleep), 0) AS asleep_s,
+         sum(x.span_s) FILTER (WHERE st.name = 'inBed') AS in_bed_s,
+         sum(x.span_s) FILTER (WHERE st.name = 'asleepUnspecified') AS unspecified_s,
+         sum(x.span_s) FILTER (WHERE st.name = 'awake') AS awake_s,
+         sum(x.span_s) FILTER (WHERE st.name = 'asleepCore') AS core_s,
+         sum(x.span_s) FILTER (WHERE st.name = 'asleepDeep') AS deep_s,
+         sum(x.span_s) FILTER (WHERE st.name = 'asleepREM') AS rem_s,
+         sum(x.span_s) FILTER (WHERE st.value IS NULL AND x.value IS NOT NULL) AS unknown_s
+  FROM (SELECT s.value, extract(epoch FROM s.end_at - s.start_at) AS span_s
+        FROM health_store.samples s
+        WHERE k.rule = 'sleep'
+          AND s.person = k.person AND s.type = k.type AND s.day = k.day AND s.source = k.source) x
+  LEFT JOIN health_store.sleep_stages st ON st.value = x.value
+  HAVING k.rule = 'sleep'
+) sl ON true
+-- Rule workout: count and sums; distance and energy stay NULL when no workout carries them.
+LEFT JOIN LATERAL (
+  SELECT count(s.activity_type) AS workouts,
+         sum(s.duration_s::numeric) AS duration_s,
+         sum(s.distance_m::numeric) AS distance_m,
+         sum(s.energy_kcal::numeric) AS energy_kcal
+  FROM health_store.samples s
+  WHERE k.rule = 'workout'
+    AND s.person = k.person AND s.type = k.type AND s.day = k.day AND s.source = k.source
+  HAVING k.rule = 'workout'
+) w ON true
+-- Rule latest: the source's latest sample (start desc, end desc, uuid asc).
+LEFT JOIN LATERAL (
+  SELECT s.start_at, s.end_at, s.value, s.uuid
+  FROM health_store.samples s
+  WHERE k.rule = 'latest'
+    AND s.person = k.person AND s.type = k.type AND s.day = k.day AND s.source = k.source
+    AND s.value IS NOT NULL
+  ORDER BY s.start_at DESC, s.end_at DESC, s.uuid
+  LIMIT 1
+) l ON true;
 
 COMMENT ON VIEW health_store.calc_source IS
   'Rollup level 1 computed straight from health_store.samples: the definition refresh, rebuild and verify share.';
 
--- Level 1 ranks from level 1 totals: fixed priority first (listed before unlisted), then the
--- largest total, then the source that sorts first in byte order.
-CREATE VIEW health_store.calc_source_rank AS
-SELECT r.person, r.type, r.day, r.source,
-       CASE WHEN ru.per_source_winner THEN
+-- Level 2 from level 1. Per-source winner (rules total and sleep): a fixed priority first
+-- (listed sources before unlisted), then the largest total, then the source that sorts first
+-- in byte order; rank 1 wins, the others are the alternatives.
+CREATE VIEW health_store.calc_day_type AS
+WITH r AS (
+  SELECT r.*,
          row_number() OVER (PARTITION BY r.person, r.type, r.day
                             ORDER BY array_position(p.sources, r.source) NULLS LAST,
                                      r.total DESC NULLS LAST,
-                                     r.source COLLATE "C")::integer
-       END AS rank
-FROM health_store.rollup_source r
-LEFT JOIN health_store.catalog c ON c.type = r.type
-LEFT JOIN health_store.rules ru ON ru.rule = c.rule
-LEFT JOIN health_store.source_priorities p ON p.person = r.person AND p.type = r.type;
-
-COMMENT ON VIEW health_store.calc_source_rank IS
-  'Per-source winner ranks computed from rollup_source totals and health_store.source_priorities.';
-
--- Level 2 from level 1.
-CREATE VIEW health_store.calc_day_type AS
-WITH r AS (
-  SELECT r.*, c.rule, ru.per_source_winner, c.metric, coalesce(ru.day_unit, c.unit) AS unit
+                                     r.source COLLATE "C") AS day_rank
   FROM health_store.rollup_source r
-  LEFT JOIN health_store.catalog c ON c.type = r.type
-  LEFT JOIN health_store.rules ru ON ru.rule = c.rule
+  LEFT JOIN health_store.source_priorities p ON p.person = r.person AND p.type = r.type
 ),
 g AS (
   SELECT r.person, r.type, r.day,
-         min(r.rule) AS rule,
-         coalesce(bool_or(r.per_source_winner), false) AS per_source_winner,
-         min(r.metric) AS metric,
-         min(r.unit) AS unit,
+         min(c.rule) AS rule,
+         coalesce(bool_or(ru.per_source_winner), false) AS per_source_winner,
+         min(c.metric) AS metric,
+         min(coalesce(ru.day_unit, c.unit)) AS unit,
          min(r.kind) AS kind,
          sum(r.samples)::bigint AS samples,
          sum(r.n_values)::bigint AS n_values,
@@ -97,41 +123,39 @@ g AS (
          min(r.min_value) AS min_value,
          max(r.max_value) AS max_value,
          -- The winner's row (rank 1); max() only picks the one value there is.
-         max(r.source) FILTER (WHERE r.rank = 1) AS winner,
-         max(r.total) FILTER (WHERE r.rank = 1) AS winner_total,
-         jsonb_object_agg(r.source, r.total::double precision) FILTER (WHERE r.rank > 1) AS alternatives,
-         max(r.in_bed_s) FILTER (WHERE r.rank = 1) AS in_bed_s,
-         max(r.unspecified_s) FILTER (WHERE r.rank = 1) AS unspecified_s,
-         max(r.awake_s) FILTER (WHERE r.rank = 1) AS awake_s,
-         max(r.core_s) FILTER (WHERE r.rank = 1) AS core_s,
-         max(r.deep_s) FILTER (WHERE r.rank = 1) AS deep_s,
-         max(r.rem_s) FILTER (WHERE r.rank = 1) AS rem_s,
-         max(r.unknown_s) FILTER (WHERE r.rank = 1) AS unknown_s,
-         -- Latest across sources: start desc, end desc, source asc (byte order), uuid asc.
-         (array_agg(r.latest_value ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid)
-            FILTER (WHERE r.latest_start_at IS NOT NULL))[1] AS latest_value,
-         (array_agg(r.latest_start_at ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid)
-            FILTER (WHERE r.latest_start_at IS NOT NULL))[1] AS latest_start_at,
-         (array_agg(r.source ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid)
-            FILTER (WHERE r.latest_start_at IS NOT NULL))[1] AS latest_source,
+         max(r.source) FILTER (WHERE r.day_rank = 1) AS winner,
+         max(r.total) FILTER (WHERE r.day_rank = 1) AS winner_total,
+         jsonb_object_agg(r.source, r.total::double precision) FILTER (WHERE r.day_rank > 1) AS alternatives,
+         max(r.in_bed_s) FILTER (WHERE r.day_rank = 1) AS in_bed_s,
+         max(r.unspecified_s) FILTER (WHERE r.day_rank = 1) AS unspecified_s,
+         max(r.awake_s) FILTER (WHERE r.day_rank = 1) AS awake_s,
+         max(r.core_s) FILTER (WHERE r.day_rank = 1) AS core_s,
+         max(r.deep_s) FILTER (WHERE r.day_rank = 1) AS deep_s,
+         max(r.rem_s) FILTER (WHERE r.day_rank = 1) AS rem_s,
+         max(r.unknown_s) FILTER (WHERE r.day_rank = 1) AS unknown_s,
+         array_agg(r.source ORDER BY r.day_rank) AS ranked_sources,
          sum(r.workouts)::bigint AS workouts,
          sum(r.duration_s) AS duration_s,
          sum(r.distance_m) AS distance_m,
          sum(r.energy_kcal) AS energy_kcal
   FROM r
+  LEFT JOIN health_store.catalog c ON c.type = r.type
+  LEFT JOIN health_store.rules ru ON ru.rule = c.rule
   GROUP BY r.person, r.type, r.day
 )
-SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g.kind, g.samples, g.n_values, g.first_start_at, g.last_start_at,
+SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g.kind, g.samples,
+       g.n_values, g.first_start_at, g.last_start_at,
        CASE WHEN g.per_source_winner THEN g.winner_total::double precision
             WHEN g.rule = 'reading' THEN (g.sum_value / nullif(g.n_values, 0))::double precision
-            WHEN g.rule = 'latest' THEN g.latest_value
+            WHEN g.rule = 'latest' THEN l.latest_value
        END AS value,
        CASE WHEN g.per_source_winner THEN g.winner
-            WHEN g.rule = 'latest' THEN g.latest_source
+            WHEN g.rule = 'latest' THEN l.source
        END AS source,
        CASE WHEN g.per_source_winner THEN coalesce(g.alternatives, '{}'::jsonb) END AS alternatives,
+       CASE WHEN g.per_source_winner THEN g.ranked_sources END AS ranked_sources,
        g.min_value, g.max_value,
-       CASE WHEN g.rule = 'latest' THEN g.latest_start_at END AS measured_at,
+       l.latest_start_at AS measured_at,
        CASE WHEN g.rule = 'sleep' THEN g.winner_total::double precision END AS asleep_min,
        CASE WHEN g.rule = 'sleep' THEN (coalesce(g.core_s, 0) / 60)::double precision END AS core_min,
        CASE WHEN g.rule = 'sleep' THEN (coalesce(g.deep_s, 0) / 60)::double precision END AS deep_min,
@@ -144,7 +168,17 @@ SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g
        CASE WHEN g.rule = 'workout' THEN g.duration_s::double precision END AS duration_s,
        CASE WHEN g.rule = 'workout' THEN g.distance_m::double precision END AS distance_m,
        CASE WHEN g.rule = 'workout' THEN g.energy_kcal::double precision END AS energy_kcal
-FROM g;
+FROM g
+-- Rule latest: the latest sample across sources: start desc, end desc, source asc (byte
+-- order), uuid asc — each source's own latest is already in level 1.
+LEFT JOIN LATERAL (
+  SELECT r.latest_value, r.latest_start_at, r.source
+  FROM health_store.rollup_source r
+  WHERE g.rule = 'latest'
+    AND r.person = g.person AND r.type = g.type AND r.day = g.day AND r.latest_start_at IS NOT NULL
+  ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid
+  LIMIT 1
+) l ON true;
 
 COMMENT ON VIEW health_store.calc_day_type IS
   'Rollup level 2 computed from rollup_source: the day value of each person, type and day by the type''s rule.';
@@ -186,62 +220,144 @@ GROUP BY d.person, d.day;
 COMMENT ON VIEW health_store.calc_day IS
   'Rollup level 3 computed from rollup_day_type: the daily_summary pivot, the only place its metrics are named (as health.catalog.metric).';
 
--- Level 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: ranks,
--- then the day values, then the days' summary rows. Caller holds the person lock.
+-- Level 3 for the given days of one person. Caller holds the person lock.
+CREATE FUNCTION health_store.refresh_days(p_person text, p_days date[])
+RETURNS void LANGUAGE plpgsql
+-- Plans over a few keys can look costly enough to be JIT-compiled, which costs more than
+-- running them many times over.
+SET jit = off
+AS $$
+BEGIN
+  INSERT INTO health_store.rollup_day AS t (
+    person, day, steps, distance_m, flights_climbed, active_energy_kcal, basal_energy_kcal,
+    exercise_min, stand_min, sleep_min, heart_rate_min, heart_rate_mean, heart_rate_max,
+    resting_heart_rate, walking_heart_rate, hrv_sdnn_ms, oxygen_saturation_pct,
+    respiratory_rate, vo2_max, body_temperature_c, blood_pressure_systolic,
+    blood_pressure_diastolic, body_mass_kg, height_m, body_mass_index, body_fat_pct,
+    lean_body_mass_kg, workouts, workout_duration_s, unknown_samples)
+  SELECT x.person, x.day, x.steps, x.distance_m, x.flights_climbed, x.active_energy_kcal,
+         x.basal_energy_kcal, x.exercise_min, x.stand_min, x.sleep_min, x.heart_rate_min,
+         x.heart_rate_mean, x.heart_rate_max, x.resting_heart_rate, x.walking_heart_rate,
+         x.hrv_sdnn_ms, x.oxygen_saturation_pct, x.respiratory_rate, x.vo2_max,
+         x.body_temperature_c, x.blood_pressure_systolic, x.blood_pressure_diastolic,
+         x.body_mass_kg, x.height_m, x.body_mass_index, x.body_fat_pct, x.lean_body_mass_kg,
+         x.workouts, x.workout_duration_s, x.unknown_samples
+  FROM (SELECT DISTINCT u.day FROM unnest(p_days) AS u(day)) k
+  CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day v WHERE v.person = p_person AND v.day = k.day OFFSET 0) x
+  ON CONFLICT (person, day) DO UPDATE SET
+    steps = excluded.steps, distance_m = excluded.distance_m,
+    flights_climbed = excluded.flights_climbed,
+    active_energy_kcal = excluded.active_energy_kcal,
+    basal_energy_kcal = excluded.basal_energy_kcal, exercise_min = excluded.exercise_min,
+    stand_min = excluded.stand_min, sleep_min = excluded.sleep_min,
+    heart_rate_min = excluded.heart_rate_min, heart_rate_mean = excluded.heart_rate_mean,
+    heart_rate_max = excluded.heart_rate_max, resting_heart_rate = excluded.resting_heart_rate,
+    walking_heart_rate = excluded.walking_heart_rate, hrv_sdnn_ms = excluded.hrv_sdnn_ms,
+    oxygen_saturation_pct = excluded.oxygen_saturation_pct,
+    respiratory_rate = excluded.respiratory_rate, vo2_max = excluded.vo2_max,
+    body_temperature_c = excluded.body_temperature_c,
+    blood_pressure_systolic = excluded.blood_pressure_systolic,
+    blood_pressure_diastolic = excluded.blood_pressure_diastolic,
+    body_mass_kg = excluded.body_mass_kg, height_m = excluded.height_m,
+    body_mass_index = excluded.body_mass_index, body_fat_pct = excluded.body_fat_pct,
+    lean_body_mass_kg = excluded.lean_body_mass_kg, workouts = excluded.workouts,
+    workout_duration_s = excluded.workout_duration_s, unknown_samples = excluded.unknown_samples
+  -- Unchanged rows are not rewritten.
+  WHERE (t.steps, t.distance_m, t.flights_climbed, t.active_energy_kcal, t.basal_energy_kcal,
+          t.exercise_min, t.stand_min, t.sleep_min, t.heart_rate_min, t.heart_rate_mean,
+          t.heart_rate_max, t.resting_heart_rate, t.walking_heart_rate, t.hrv_sdnn_ms,
+          t.oxygen_saturation_pct, t.respiratory_rate, t.vo2_max, t.body_temperature_c,
+          t.blood_pressure_systolic, t.blood_pressure_diastolic, t.body_mass_kg, t.height_m,
+          t.body_mass_index, t.body_fat_pct, t.lean_body_mass_kg, t.workouts,
+          t.workout_duration_s, t.unknown_samples)
+    IS DISTINCT FROM (excluded.steps, excluded.distance_m, excluded.flights_climbed,
+          excluded.active_energy_kcal, excluded.basal_energy_kcal, excluded.exercise_min,
+          excluded.stand_min, excluded.sleep_min, excluded.heart_rate_min,
+          excluded.heart_rate_mean, excluded.heart_rate_max, excluded.resting_heart_rate,
+          excluded.walking_heart_rate, excluded.hrv_sdnn_ms, excluded.oxygen_saturation_pct,
+          excluded.respiratory_rate, excluded.vo2_max, excluded.body_temperature_c,
+          excluded.blood_pressure_systolic, excluded.blood_pressure_diastolic,
+          excluded.body_mass_kg, excluded.height_m, excluded.body_mass_index,
+          excluded.body_fat_pct, excluded.lean_body_mass_kg, excluded.workouts,
+          excluded.workout_duration_s, excluded.unknown_samples);
+
+  DELETE FROM health_store.rollup_day d
+  WHERE d.person = p_person AND d.day = ANY (p_days)
+    AND NOT EXISTS (SELECT 1 FROM health_store.rollup_day_type t WHERE t.person = p_person AND t.day = d.day);
+END
+$$;
+
+-- Level 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: the
+-- day values, then the days' summary rows. Caller holds the person lock.
 CREATE FUNCTION health_store.refresh_day_types(p_person text, p_days date[], p_types text[])
-RETURNS void LANGUAGE plpgsql AS $$
+RETURNS void LANGUAGE plpgsql
+-- Plans over a few keys can look costly enough to be JIT-compiled, which costs more than
+-- running them many times over.
+SET jit = off
+AS $$
 DECLARE
   v_days  date[];
   v_types text[];
 BEGIN
   SELECT array_agg(k.day), array_agg(k.type) INTO v_days, v_types
   FROM (SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)) k;
+  IF v_days IS NULL THEN
+    RETURN;
+  END IF;
 
-  UPDATE health_store.rollup_source r SET rank = x.rank
-  FROM unnest(v_days, v_types) AS k(day, type)
-  CROSS JOIN LATERAL (SELECT v.source, v.rank FROM health_store.calc_source_rank v
-                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day) x
-  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = x.source
-    AND r.rank IS DISTINCT FROM x.rank;
-
-  DELETE FROM health_store.rollup_day_type d USING unnest(v_days, v_types) AS k(day, type)
-  WHERE d.person = p_person AND d.type = k.type AND d.day = k.day;
-
-  INSERT INTO health_store.rollup_day_type (
-    person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values, first_start_at, last_start_at, value, source,
-    alternatives, min_value, max_value, measured_at, asleep_min, core_min, deep_min, rem_min,
-    unspecified_min, awake_min, in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
-  SELECT x.person, x.type, x.day, x.rule, x.per_source_winner, x.metric, x.unit, x.kind, x.samples, x.n_values, x.first_start_at, x.last_start_at, x.value, x.source,
-         x.alternatives, x.min_value, x.max_value, x.measured_at, x.asleep_min, x.core_min, x.deep_min, x.rem_min,
-         x.unspecified_min, x.awake_min, x.in_bed_min, x.unknown_min, x.workouts, x.duration_s, x.distance_m, x.energy_kcal
+  INSERT INTO health_store.rollup_day_type AS t (
+    person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values,
+    first_start_at, last_start_at, value, source, alternatives, ranked_sources, min_value, max_value,
+    measured_at, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min,
+    in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
+  SELECT x.person, x.type, x.day, x.rule, x.per_source_winner, x.metric, x.unit, x.kind,
+         x.samples, x.n_values, x.first_start_at, x.last_start_at, x.value, x.source,
+         x.alternatives, x.ranked_sources, x.min_value, x.max_value, x.measured_at, x.asleep_min, x.core_min,
+         x.deep_min, x.rem_min, x.unspecified_min, x.awake_min, x.in_bed_min, x.unknown_min,
+         x.workouts, x.duration_s, x.distance_m, x.energy_kcal
   FROM unnest(v_days, v_types) AS k(day, type)
   CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day_type v
-                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day) x;
+                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day OFFSET 0) x
+  ON CONFLICT (person, type, day) DO UPDATE SET
+    rule = excluded.rule, per_source_winner = excluded.per_source_winner,
+    metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
+    samples = excluded.samples, n_values = excluded.n_values,
+    first_start_at = excluded.first_start_at, last_start_at = excluded.last_start_at,
+    value = excluded.value, source = excluded.source, alternatives = excluded.alternatives, ranked_sources = excluded.ranked_sources,
+    min_value = excluded.min_value, max_value = excluded.max_value,
+    measured_at = excluded.measured_at, asleep_min = excluded.asleep_min,
+    core_min = excluded.core_min, deep_min = excluded.deep_min, rem_min = excluded.rem_min,
+    unspecified_min = excluded.unspecified_min, awake_min = excluded.awake_min,
+    in_bed_min = excluded.in_bed_min, unknown_min = excluded.unknown_min,
+    workouts = excluded.workouts, duration_s = excluded.duration_s,
+    distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal
+  -- Unchanged rows are not rewritten.
+  WHERE (t.rule, t.per_source_winner, t.metric, t.unit, t.kind, t.samples, t.n_values,
+          t.first_start_at, t.last_start_at, t.value, t.source, t.alternatives, t.ranked_sources, t.min_value,
+          t.max_value, t.measured_at, t.asleep_min, t.core_min, t.deep_min, t.rem_min,
+          t.unspecified_min, t.awake_min, t.in_bed_min, t.unknown_min, t.workouts, t.duration_s,
+          t.distance_m, t.energy_kcal)
+    IS DISTINCT FROM (excluded.rule, excluded.per_source_winner, excluded.metric, excluded.unit,
+          excluded.kind, excluded.samples, excluded.n_values, excluded.first_start_at,
+          excluded.last_start_at, excluded.value, excluded.source, excluded.alternatives, excluded.ranked_sources,
+          excluded.min_value, excluded.max_value, excluded.measured_at, excluded.asleep_min,
+          excluded.core_min, excluded.deep_min, excluded.rem_min, excluded.unspecified_min,
+          excluded.awake_min, excluded.in_bed_min, excluded.unknown_min, excluded.workouts,
+          excluded.duration_s, excluded.distance_m, excluded.energy_kcal);
+
+  DELETE FROM health_store.rollup_day_type d USING unnest(v_days, v_types) AS k(day, type)
+  WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
+    AND NOT EXISTS (SELECT 1 FROM health_store.rollup_source r
+                    WHERE r.person = p_person AND r.type = k.type AND r.day = k.day);
+
+  -- Each source's rank, from the day's ranking just made.
+  UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
+  FROM unnest(v_days, v_types) AS k(day, type)
+  JOIN health_store.rollup_day_type d ON d.person = p_person AND d.type = k.type AND d.day = k.day
+  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day
+    AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source);
 
   PERFORM health_store.refresh_days(p_person, v_days);
-END
-$$;
-
--- Level 3 for the given days of one person. Caller holds the person lock.
-CREATE FUNCTION health_store.refresh_days(p_person text, p_days date[])
-RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-  DELETE FROM health_store.rollup_day d WHERE d.person = p_person AND d.day = ANY (p_days);
-  INSERT INTO health_store.rollup_day (
-    person, day, steps, distance_m, flights_climbed, active_energy_kcal, basal_energy_kcal,
-    exercise_min, stand_min, sleep_min, heart_rate_min, heart_rate_mean, heart_rate_max,
-    resting_heart_rate, walking_heart_rate, hrv_sdnn_ms, oxygen_saturation_pct, respiratory_rate,
-    vo2_max, body_temperature_c, blood_pressure_systolic, blood_pressure_diastolic, body_mass_kg,
-    height_m, body_mass_index, body_fat_pct, lean_body_mass_kg, workouts, workout_duration_s,
-    unknown_samples)
-  SELECT x.person, x.day, x.steps, x.distance_m, x.flights_climbed, x.active_energy_kcal, x.basal_energy_kcal,
-         x.exercise_min, x.stand_min, x.sleep_min, x.heart_rate_min, x.heart_rate_mean, x.heart_rate_max,
-         x.resting_heart_rate, x.walking_heart_rate, x.hrv_sdnn_ms, x.oxygen_saturation_pct, x.respiratory_rate,
-         x.vo2_max, x.body_temperature_c, x.blood_pressure_systolic, x.blood_pressure_diastolic, x.body_mass_kg,
-         x.height_m, x.body_mass_index, x.body_fat_pct, x.lean_body_mass_kg, x.workouts, x.workout_duration_s,
-         x.unknown_samples
-  FROM (SELECT DISTINCT u.day FROM unnest(p_days) AS u(day)) k
-  CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day v WHERE v.person = p_person AND v.day = k.day) x;
 END
 $$;
 
@@ -249,7 +365,11 @@ $$;
 -- everything derived from them. store_batch calls it in the batch's transaction, holding the
 -- person lock, with every key the batch touched (the old key of a replaced sample included).
 CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
-RETURNS void LANGUAGE plpgsql AS $$
+RETURNS void LANGUAGE plpgsql
+-- Plans over a few keys can look costly enough to be JIT-compiled, which costs more than
+-- running them many times over.
+SET jit = off
+AS $$
 DECLARE
   v_days    date[];
   v_types   text[];
@@ -261,21 +381,54 @@ BEGIN
     RETURN;
   END IF;
 
-  DELETE FROM health_store.rollup_source r USING unnest(v_days, v_types, v_sources) AS k(day, type, source)
-  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source;
-
-  INSERT INTO health_store.rollup_source (
-    person, type, day, source, kind, samples, n_values, sum_value, min_value, max_value,
-    first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value, latest_uuid,
-    in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s,
-    workouts, duration_s, distance_m, energy_kcal)
-  SELECT x.person, x.type, x.day, x.source, x.kind, x.samples, x.n_values, x.sum_value, x.min_value, x.max_value,
-         x.first_start_at, x.last_start_at, x.total, x.latest_start_at, x.latest_end_at, x.latest_value, x.latest_uuid,
-         x.in_bed_s, x.unspecified_s, x.awake_s, x.core_s, x.deep_s, x.rem_s, x.unknown_s,
-         x.workouts, x.duration_s, x.distance_m, x.energy_kcal
+  INSERT INTO health_store.rollup_source AS t (
+    person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values, sum_value, min_value, max_value,
+    first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value,
+    latest_uuid, in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s, workouts,
+    duration_s, distance_m, energy_kcal)
+  SELECT x.person, x.type, x.day, x.source, x.rule, x.per_source_winner, x.metric, x.unit, x.kind, x.samples, x.n_values, x.sum_value,
+         x.min_value, x.max_value, x.first_start_at, x.last_start_at, x.total,
+         x.latest_start_at, x.latest_end_at, x.latest_value, x.latest_uuid, x.in_bed_s,
+         x.unspecified_s, x.awake_s, x.core_s, x.deep_s, x.rem_s, x.unknown_s, x.workouts,
+         x.duration_s, x.distance_m, x.energy_kcal
   FROM unnest(v_days, v_types, v_sources) AS k(day, type, source)
   CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
-                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source) x;
+                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
+                      OFFSET 0) x
+  ON CONFLICT (person, type, day, source) DO UPDATE SET
+    rule = excluded.rule, per_source_winner = excluded.per_source_winner,
+    metric = excluded.metric, unit = excluded.unit,
+    kind = excluded.kind, samples = excluded.samples, n_values = excluded.n_values,
+    sum_value = excluded.sum_value, min_value = excluded.min_value,
+    max_value = excluded.max_value, first_start_at = excluded.first_start_at,
+    last_start_at = excluded.last_start_at, total = excluded.total,
+    latest_start_at = excluded.latest_start_at, latest_end_at = excluded.latest_end_at,
+    latest_value = excluded.latest_value, latest_uuid = excluded.latest_uuid,
+    in_bed_s = excluded.in_bed_s, unspecified_s = excluded.unspecified_s,
+    awake_s = excluded.awake_s, core_s = excluded.core_s, deep_s = excluded.deep_s,
+    rem_s = excluded.rem_s, unknown_s = excluded.unknown_s, workouts = excluded.workouts,
+    duration_s = excluded.duration_s, distance_m = excluded.distance_m,
+    energy_kcal = excluded.energy_kcal
+  -- Unchanged rows are not rewritten.
+  WHERE (t.rule, t.per_source_winner, t.metric, t.unit,
+          t.kind, t.samples, t.n_values, t.sum_value, t.min_value, t.max_value,
+          t.first_start_at, t.last_start_at, t.total, t.latest_start_at, t.latest_end_at,
+          t.latest_value, t.latest_uuid, t.in_bed_s, t.unspecified_s, t.awake_s, t.core_s,
+          t.deep_s, t.rem_s, t.unknown_s, t.workouts, t.duration_s, t.distance_m, t.energy_kcal)
+    IS DISTINCT FROM (excluded.rule, excluded.per_source_winner, excluded.metric, excluded.unit,
+          excluded.kind, excluded.samples, excluded.n_values, excluded.sum_value,
+          excluded.min_value, excluded.max_value, excluded.first_start_at,
+          excluded.last_start_at, excluded.total, excluded.latest_start_at,
+          excluded.latest_end_at, excluded.latest_value, excluded.latest_uuid,
+          excluded.in_bed_s, excluded.unspecified_s, excluded.awake_s, excluded.core_s,
+          excluded.deep_s, excluded.rem_s, excluded.unknown_s, excluded.workouts,
+          excluded.duration_s, excluded.distance_m, excluded.energy_kcal);
+
+  -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
+  DELETE FROM health_store.rollup_source r USING unnest(v_days, v_types, v_sources) AS k(day, type, source)
+  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
+    AND NOT EXISTS (SELECT 1 FROM health_store.samples s
+                    WHERE s.person = p_person AND s.type = k.type AND s.day = k.day AND s.source = k.source);
 
   PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
 END
@@ -283,6 +436,69 @@ $$;
 
 COMMENT ON FUNCTION health_store.refresh_rollups(text, date[], text[], text[]) IS
   'Recomputes the rollups of the given (day, type, source) keys of one person from the samples, and the day values and summary rows derived from them. Called by store_batch under the person lock.';
+
+-- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
+-- Caller holds the person lock.
+CREATE FUNCTION health_store.refresh_person_derived(p_person text, p_type text)
+RETURNS void LANGUAGE plpgsql
+-- Plans over a few keys can look costly enough to be JIT-compiled, which costs more than
+-- running them many times over.
+SET jit = off
+AS $$
+DECLARE
+  v_days date[];
+BEGIN
+  SELECT array_agg(DISTINCT d.day) INTO v_days FROM health_store.rollup_day_type d
+  WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
+  DELETE FROM health_store.rollup_day_type d WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
+
+  INSERT INTO health_store.rollup_day_type (
+    person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values,
+    first_start_at, last_start_at, value, source, alternatives, ranked_sources, min_value, max_value,
+    measured_at, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min,
+    in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
+  SELECT v.person, v.type, v.day, v.rule, v.per_source_winner, v.metric, v.unit, v.kind,
+         v.samples, v.n_values, v.first_start_at, v.last_start_at, v.value, v.source,
+         v.alternatives, v.ranked_sources, v.min_value, v.max_value, v.measured_at, v.asleep_min, v.core_min,
+         v.deep_min, v.rem_min, v.unspecified_min, v.awake_min, v.in_bed_min, v.unknown_min,
+         v.workouts, v.duration_s, v.distance_m, v.energy_kcal
+  FROM health_store.calc_day_type v
+  WHERE v.person = p_person AND (p_type IS NULL OR v.type = p_type)
+  -- Day-major, as batches arriving in time order leave them: the views read by day.
+  ORDER BY v.day, v.type;
+
+  UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
+  FROM health_store.rollup_day_type d
+  WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type)
+    AND r.person = p_person AND r.type = d.type AND r.day = d.day
+    AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source);
+
+  IF p_type IS NULL THEN
+    DELETE FROM health_store.rollup_day WHERE person = p_person;
+    INSERT INTO health_store.rollup_day (
+      person, day, steps, distance_m, flights_climbed, active_energy_kcal, basal_energy_kcal,
+      exercise_min, stand_min, sleep_min, heart_rate_min, heart_rate_mean, heart_rate_max,
+      resting_heart_rate, walking_heart_rate, hrv_sdnn_ms, oxygen_saturation_pct,
+      respiratory_rate, vo2_max, body_temperature_c, blood_pressure_systolic,
+      blood_pressure_diastolic, body_mass_kg, height_m, body_mass_index, body_fat_pct,
+      lean_body_mass_kg, workouts, workout_duration_s, unknown_samples)
+    SELECT v.person, v.day, v.steps, v.distance_m, v.flights_climbed, v.active_energy_kcal,
+           v.basal_energy_kcal, v.exercise_min, v.stand_min, v.sleep_min, v.heart_rate_min,
+           v.heart_rate_mean, v.heart_rate_max, v.resting_heart_rate, v.walking_heart_rate,
+           v.hrv_sdnn_ms, v.oxygen_saturation_pct, v.respiratory_rate, v.vo2_max,
+           v.body_temperature_c, v.blood_pressure_systolic, v.blood_pressure_diastolic,
+           v.body_mass_kg, v.height_m, v.body_mass_index, v.body_fat_pct, v.lean_body_mass_kg,
+           v.workouts, v.workout_duration_s, v.unknown_samples
+    FROM health_store.calc_day v WHERE v.person = p_person
+    ORDER BY v.day;
+  ELSE
+    SELECT array_agg(DISTINCT x.day) INTO v_days FROM (
+      SELECT unnest(v_days) AS day
+      UNION SELECT d.day FROM health_store.rollup_day_type d WHERE d.person = p_person AND d.type = p_type) x;
+    PERFORM health_store.refresh_days(p_person, v_days);
+  END IF;
+END
+$$;
 
 -- Every rollup of one person (or of everyone, with NULL) from scratch.
 CREATE FUNCTION health_store.rebuild_rollups(p_person text DEFAULT NULL)
@@ -305,16 +521,16 @@ BEGIN
     DELETE FROM health_store.rollup_source WHERE person = v_person;
 
     INSERT INTO health_store.rollup_source (
-      person, type, day, source, kind, samples, n_values, sum_value, min_value, max_value,
-      first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value, latest_uuid,
-      in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s,
-      workouts, duration_s, distance_m, energy_kcal)
-    SELECT v.person, v.type, v.day, v.source, v.kind, v.samples, v.n_values, v.sum_value, v.min_value, v.max_value,
-           v.first_start_at, v.last_start_at, v.total, v.latest_start_at, v.latest_end_at, v.latest_value, v.latest_uuid,
-           v.in_bed_s, v.unspecified_s, v.awake_s, v.core_s, v.deep_s, v.rem_s, v.unknown_s,
-           v.workouts, v.duration_s, v.distance_m, v.energy_kcal
+      person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values, sum_value, min_value, max_value,
+      first_start_at, last_start_at, total, latest_start_at, latest_end_at, latest_value,
+      latest_uuid, in_bed_s, unspecified_s, awake_s, core_s, deep_s, rem_s, unknown_s, workouts,
+      duration_s, distance_m, energy_kcal)
+    SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit, v.kind, v.samples, v.n_values, v.sum_value,
+           v.min_value, v.max_value, v.first_start_at, v.last_start_at, v.total,
+           v.latest_start_at, v.latest_end_at, v.latest_value, v.latest_uuid, v.in_bed_s,
+           v.unspecified_s, v.awake_s, v.core_s, v.deep_s, v.rem_s, v.unknown_s, v.workouts,
+           v.duration_s, v.distance_m, v.energy_kcal
     FROM health_store.calc_source v WHERE v.person = v_person
-    -- Day-major, as batches arriving in time order would leave them: views read by day.
     ORDER BY v.day, v.type, v.source;
 
     PERFORM health_store.refresh_person_derived(v_person, NULL);
@@ -325,59 +541,12 @@ $$;
 COMMENT ON FUNCTION health_store.rebuild_rollups(text) IS
   'Rebuilds every rollup of one person (NULL: of everyone) from health_store.samples, under the person lock.';
 
--- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
--- Caller holds the person lock.
-CREATE FUNCTION health_store.refresh_person_derived(p_person text, p_type text)
-RETURNS void LANGUAGE plpgsql AS $$
-DECLARE
-  v_days date[];
-BEGIN
-  UPDATE health_store.rollup_source r SET rank = v.rank
-  FROM health_store.calc_source_rank v
-  WHERE v.person = p_person AND (p_type IS NULL OR v.type = p_type)
-    AND r.person = p_person AND r.type = v.type AND r.day = v.day AND r.source = v.source
-    AND r.rank IS DISTINCT FROM v.rank;
-
-  SELECT array_agg(DISTINCT d.day) INTO v_days FROM health_store.rollup_day_type d
-  WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
-  DELETE FROM health_store.rollup_day_type d WHERE d.person = p_person AND (p_type IS NULL OR d.type = p_type);
-
-  INSERT INTO health_store.rollup_day_type (
-    person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values, first_start_at, last_start_at, value, source,
-    alternatives, min_value, max_value, measured_at, asleep_min, core_min, deep_min, rem_min,
-    unspecified_min, awake_min, in_bed_min, unknown_min, workouts, duration_s, distance_m, energy_kcal)
-  SELECT v.person, v.type, v.day, v.rule, v.per_source_winner, v.metric, v.unit, v.kind, v.samples, v.n_values, v.first_start_at, v.last_start_at, v.value, v.source,
-         v.alternatives, v.min_value, v.max_value, v.measured_at, v.asleep_min, v.core_min, v.deep_min, v.rem_min,
-         v.unspecified_min, v.awake_min, v.in_bed_min, v.unknown_min, v.workouts, v.duration_s, v.distance_m, v.energy_kcal
-  FROM health_store.calc_day_type v
-  WHERE v.person = p_person AND (p_type IS NULL OR v.type = p_type)
-  ORDER BY v.day, v.type;
-
-  IF p_type IS NULL THEN
-    DELETE FROM health_store.rollup_day WHERE person = p_person;
-    INSERT INTO health_store.rollup_day
-    SELECT v.person, v.day, v.steps, v.distance_m, v.flights_climbed, v.active_energy_kcal, v.basal_energy_kcal,
-           v.exercise_min, v.stand_min, v.sleep_min, v.heart_rate_min, v.heart_rate_mean, v.heart_rate_max,
-           v.resting_heart_rate, v.walking_heart_rate, v.hrv_sdnn_ms, v.oxygen_saturation_pct, v.respiratory_rate,
-           v.vo2_max, v.body_temperature_c, v.blood_pressure_systolic, v.blood_pressure_diastolic, v.body_mass_kg,
-           v.height_m, v.body_mass_index, v.body_fat_pct, v.lean_body_mass_kg, v.workouts, v.workout_duration_s,
-           v.unknown_samples
-    FROM health_store.calc_day v WHERE v.person = p_person
-    ORDER BY v.day;
-  ELSE
-    SELECT array_agg(DISTINCT x.day) INTO v_days FROM (
-      SELECT unnest(v_days) AS day
-      UNION SELECT d.day FROM health_store.rollup_day_type d WHERE d.person = p_person AND d.type = p_type) x;
-    PERFORM health_store.refresh_days(p_person, v_days);
-  END IF;
-END
-$$;
-
 -- Every difference between one person's stored rollups and a recompute. Empty when equal.
 --
--- Level 1 is compared with a recompute from the samples; ranks, level 2 and level 3 with a
--- recompute from the stored level below. All four empty means, level by level, that every
--- stored rollup equals a recompute from the samples alone.
+-- Level 1 is compared with a recompute from the samples; level 2 with a recompute from the
+-- stored level 1, each source's rank with the stored level 2, level 3 with a recompute from
+-- the stored level 2. All empty means, level by level, that every stored rollup equals a
+-- recompute from the samples alone.
 CREATE FUNCTION health_store.verify_rollups(p_person text)
 RETURNS TABLE (level text, day date, type text, source text, stored jsonb, recomputed jsonb)
 LANGUAGE sql STABLE
@@ -387,17 +556,17 @@ AS $$
     SELECT r.type, r.day, r.source, to_jsonb(r) - 'rank' AS j
     FROM health_store.rollup_source r WHERE r.person = p_person
   ),
+  -- Each source's rank against the day's ranking.
+  rank_drift AS (
+    SELECT r.type, r.day, r.source, jsonb_build_object('rank', r.rank) AS stored,
+           jsonb_build_object('rank', array_position(d.ranked_sources, r.source)) AS recomputed
+    FROM health_store.rollup_source r
+    LEFT JOIN health_store.rollup_day_type d ON d.person = r.person AND d.type = r.type AND d.day = r.day
+    WHERE r.person = p_person AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source)
+  ),
   calc_source AS (
     SELECT v.type, v.day, v.source, to_jsonb(v) AS j
     FROM health_store.calc_source v WHERE v.person = p_person
-  ),
-  stored_rank AS (
-    SELECT r.type, r.day, r.source, jsonb_build_object('rank', r.rank) AS j
-    FROM health_store.rollup_source r WHERE r.person = p_person
-  ),
-  calc_rank AS (
-    SELECT v.type, v.day, v.source, jsonb_build_object('rank', v.rank) AS j
-    FROM health_store.calc_source_rank v WHERE v.person = p_person
   ),
   stored_day_type AS (
     SELECT d.type, d.day, to_jsonb(d) AS j FROM health_store.rollup_day_type d WHERE d.person = p_person
@@ -415,9 +584,7 @@ AS $$
   FROM stored_source a FULL JOIN calc_source b ON a.type = b.type AND a.day = b.day AND a.source = b.source
   WHERE a.j IS DISTINCT FROM b.j
   UNION ALL
-  SELECT 'rank', coalesce(a.day, b.day), coalesce(a.type, b.type), coalesce(a.source, b.source), a.j, b.j
-  FROM stored_rank a FULL JOIN calc_rank b ON a.type = b.type AND a.day = b.day AND a.source = b.source
-  WHERE a.j IS DISTINCT FROM b.j
+  SELECT 'rank', x.day, x.type, x.source, x.stored, x.recomputed FROM rank_drift x
   UNION ALL
   SELECT 'day_type', coalesce(a.day, b.day), coalesce(a.type, b.type), NULL, a.j, b.j
   FROM stored_day_type a FULL JOIN calc_day_type b ON a.type = b.type AND a.day = b.day

@@ -65,13 +65,12 @@ COMMENT ON COLUMN health.samples.export_id IS 'exportId of the export run that s
 ---------------------------------------------------------------------------------------------
 -- health.daily_source_totals
 CREATE VIEW health.daily_source_totals AS
-SELECT r.person, r.day, r.type, c.metric, coalesce(ru.day_unit, c.unit) AS unit, r.source,
-       r.total::double precision AS total, r.samples, r.rank, r.rank = 1 AS is_winner,
+SELECT r.person, r.day, r.type, r.metric, r.unit, r.source, r.total::double precision AS total,
+       r.samples, r.rank, r.rank = 1 AS is_winner,
        r.day >= coalesce(z.today, (SELECT ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date)) AS is_partial
-FROM health_store.catalog c
-JOIN health_store.rules ru ON ru.rule = c.rule AND ru.per_source_winner
-JOIN health_store.rollup_source r ON r.type = c.type
-LEFT JOIN health_store.zone_today z ON z.person = r.person;
+FROM health_store.rollup_source r
+LEFT JOIN health_store.zone_today z ON z.person = r.person
+WHERE r.per_source_winner;
 
 COMMENT ON VIEW health.daily_source_totals IS
   'Each source''s own day total for the per-source types (rules total and sleep), ranked: one row per person, local day, type and source. The winner (rank 1) is the day''s value in daily_totals; never add sources up.';

@@ -1,4 +1,719 @@
-/// The views section of the benchmark; see docs/benchmarks.md.
+import Dispatch
+import Foundation
+import Postgres
+import Synchronization
+import TestSupport
+import Warehouse
+
+/// The views section of the benchmark; see docs/benchmarks.md ("Views").
+///
+///     health-warehouse-bench views [--samples N] [--database-url URL] [--runs N]
+///                                  [--upkeep-days N] [--skip-naive] [--skip-upkeep]
+///
+/// Loads ~N realistic samples of a phone-and-watch user into a throwaway database, rebuilds
+/// the rollups, then times the per-day views for one person (365 days and all time, median
+/// of warm runs) next to plain views computing the same answers straight from the samples,
+/// and checks the answers are equal. Then measures the rollup upkeep inside store_batch:
+/// the same 1000-sample batches into two fresh databases, with and without the refresh.
 func runViewsBenchmark(_ arguments: [String]) throws {
-    throw BenchmarkError.notBuilt("views")
+    var options = ViewsBenchmark.Options()
+    var i = 0
+    func value() throws -> String {
+        i += 1
+        guard i < arguments.count else { throw BenchmarkError.usage("\(arguments[i - 1]) needs a value\n\(ViewsBenchmark.usage)") }
+        return arguments[i]
+    }
+    while i < arguments.count {
+        switch arguments[i] {
+        case "--samples":
+            guard let n = Int(try value().replacingOccurrences(of: "_", with: "")), n >= 10_000 else {
+                throw BenchmarkError.usage("--samples takes a whole number of at least 10000\n\(ViewsBenchmark.usage)")
+            }
+            options.samples = n
+        case "--database-url": options.databaseURL = try value()
+        case "--runs":
+            guard let n = Int(try value()), n >= 1 else { throw BenchmarkError.usage("--runs takes a positive number") }
+            options.runs = n
+        case "--upkeep-days":
+            guard let n = Int(try value()), n >= 1 else { throw BenchmarkError.usage("--upkeep-days takes a positive number") }
+            options.upkeepDays = n
+        case "--skip-naive": options.naive = false
+        case "--skip-upkeep": options.upkeep = false
+        case "-h", "--help":
+            print(ViewsBenchmark.usage)
+            return
+        default:
+            throw BenchmarkError.usage("unknown option \(arguments[i])\n\(ViewsBenchmark.usage)")
+        }
+        i += 1
+    }
+    try ViewsBenchmark(options: options).run()
+}
+
+/// The views benchmark: state and steps. Everything is namespaced here because the benchmark
+/// sections share one executable.
+struct ViewsBenchmark {
+    static let usage = """
+        usage: health-warehouse-bench views [--samples N] [--database-url URL] [--runs N]
+                                            [--upkeep-days N] [--skip-naive] [--skip-upkeep]
+          --samples N        samples to load for the timed person (default 10000000, ~9 years)
+          --database-url U   a server to use (needs CREATEDB); default: a throwaway cluster
+          --runs N           timed runs per query, after two warm-up runs (default 9; naive: 3)
+          --upkeep-days N    days of data sent as 1000-sample batches for the upkeep test (default 30)
+        """
+
+    struct Options {
+        var samples = 10_000_000
+        var databaseURL: String?
+        var runs = 9
+        var upkeepDays = 30
+        var naive = true
+        var upkeep = true
+    }
+
+    let options: Options
+    static let person = "bench"
+    static let zone = "Europe/Berlin"
+
+    func run() throws {
+        let databases = try Databases(url: options.databaseURL)
+        defer { databases.cleanup() }
+
+        let main = try databases.fresh("views")
+        let connection = try PostgresConnection(connectionString: main)
+        defer { connection.close() }
+        print("views benchmark: PostgreSQL \(connection.serverVersion / 10000).\(connection.serverVersion % 100), \(databases.label)")
+
+        let load = try loadSamples(main, connection: connection)
+        print(String(format: "loaded %@ samples for %@ (%d days, %.1f years) + %@ for a second person in %.0f s; rollups rebuilt in %.1f s",
+                     Self.grouped(load.samples), Self.person, load.days, Double(load.days) / 365.25,
+                     Self.grouped(load.otherSamples), load.loadSeconds, load.rebuildSeconds))
+        let sizes = try connection.query("""
+            SELECT pg_size_pretty(pg_total_relation_size('health_store.samples')),
+                   pg_size_pretty(pg_total_relation_size('health_store.rollup_source') + pg_total_relation_size('health_store.rollup_day_type')
+                                  + pg_total_relation_size('health_store.rollup_day')),
+                   (SELECT count(*) FROM health_store.rollup_source), (SELECT count(*) FROM health_store.rollup_day_type),
+                   (SELECT count(*) FROM health_store.rollup_day)
+            """)
+        if let s = sizes.first {
+            print("samples table \(s[0] ?? "?"); rollups \(s[1] ?? "?") (\(s[2] ?? "?") source rows, \(s[3] ?? "?") day-type rows, \(s[4] ?? "?") day rows)")
+        }
+        let drift = try connection.query("SELECT count(*) FROM health_store.verify_rollups($1)", [Self.person]).first?[0]
+        print("verify_rollups(\(Self.person)): \(drift ?? "?") differences")
+
+        try timeViews(connection, lastDay: load.lastDay)
+
+        if options.upkeep {
+            try measureUpkeep(databases)
+        }
+    }
+
+    // MARK: - Loading
+
+    struct Load {
+        var samples: Int
+        var otherSamples: Int
+        var days: Int
+        var lastDay: String
+        var loadSeconds: Double
+        var rebuildSeconds: Double
+    }
+
+    /// Streams of one person's day: (type, group, source, unit, per day, from hour, span hours,
+    /// sample length s, low, high, whole numbers).
+    static let phone = "com.apple.health.6F1C2A0B-3D4E-4F50-8A9B-0C1D2E3F4A5B"
+    static let watch = "com.apple.health.9E8D7C6B-5A49-4838-A726-15F4E3D2C1B0"
+    static let streams: [(type: String, group: String, source: String, unit: String, perDay: Double,
+                          from: Double, span: Double, length: Double, low: Double, high: Double, whole: Bool)] = [
+        // activity: phone and watch both count the same walks all day
+        ("HKQuantityTypeIdentifierStepCount", "activity", phone, "count", 150, 7, 16, 300, 0, 80, true),
+        ("HKQuantityTypeIdentifierStepCount", "activity", watch, "count", 250, 7, 16, 180, 0, 50, true),
+        ("HKQuantityTypeIdentifierDistanceWalkingRunning", "activity", phone, "m", 150, 7, 16, 300, 0, 60, false),
+        ("HKQuantityTypeIdentifierDistanceWalkingRunning", "activity", watch, "m", 250, 7, 16, 180, 0, 37, false),
+        ("HKQuantityTypeIdentifierActiveEnergyBurned", "activity", watch, "kcal", 400, 0, 24, 120, 0, 2, false),
+        ("HKQuantityTypeIdentifierActiveEnergyBurned", "activity", phone, "kcal", 100, 7, 16, 300, 0, 6, false),
+        ("HKQuantityTypeIdentifierBasalEnergyBurned", "activity", watch, "kcal", 400, 0, 24, 200, 3, 5, false),
+        ("HKQuantityTypeIdentifierFlightsClimbed", "activity", phone, "count", 30, 7, 16, 60, 1, 2, true),
+        ("HKQuantityTypeIdentifierFlightsClimbed", "activity", watch, "count", 30, 7, 16, 60, 1, 2, true),
+        ("HKQuantityTypeIdentifierAppleExerciseTime", "activity", watch, "min", 40, 7, 16, 60, 1, 1, true),
+        ("HKQuantityTypeIdentifierAppleStandTime", "activity", watch, "min", 16, 7, 16, 60, 1, 5, true),
+        // heart: the watch reads every minute and a half, daily resting and walking averages, HRV
+        ("HKQuantityTypeIdentifierHeartRate", "heart", watch, "count/min", 1000, 0, 24, 0, 48, 150, true),
+        ("HKQuantityTypeIdentifierRestingHeartRate", "heart", watch, "count/min", 1, 6, 1, 0, 48, 62, true),
+        ("HKQuantityTypeIdentifierWalkingHeartRateAverage", "heart", watch, "count/min", 1, 20, 1, 0, 85, 110, true),
+        ("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", "heart", watch, "ms", 6, 0, 24, 60, 20, 90, false),
+        // vitals: at night from the watch, now and then from a thermometer and a cuff
+        ("HKQuantityTypeIdentifierOxygenSaturation", "vitals", watch, "fraction", 24, 0, 7, 0, 0.93, 1, false),
+        ("HKQuantityTypeIdentifierRespiratoryRate", "vitals", watch, "count/min", 40, 0, 7, 0, 12, 18, false),
+        ("HKQuantityTypeIdentifierVO2Max", "vitals", watch, "ml/(kg*min)", 1.0 / 7, 19, 1, 0, 38, 45, false),
+        ("HKQuantityTypeIdentifierBodyTemperature", "vitals", "com.apple.Health", "degC", 0.1, 8, 12, 0, 36.2, 37.4, false),
+        ("HKQuantityTypeIdentifierBloodPressureSystolic", "vitals", "com.omron.connect", "mmHg", 1.0 / 3, 8, 1, 0, 110, 135, true),
+        ("HKQuantityTypeIdentifierBloodPressureDiastolic", "vitals", "com.omron.connect", "mmHg", 1.0 / 3, 8, 1, 0, 70, 88, true),
+        // body: weekly weigh-ins on a scale, height once a year
+        ("HKQuantityTypeIdentifierBodyMass", "body", "com.withings.wiScaleNG", "kg", 1.0 / 7, 7, 1, 0, 72, 78, false),
+        ("HKQuantityTypeIdentifierBodyFatPercentage", "body", "com.withings.wiScaleNG", "fraction", 1.0 / 7, 7, 1, 0, 0.16, 0.22, false),
+        ("HKQuantityTypeIdentifierBodyMassIndex", "body", "com.withings.wiScaleNG", "count", 1.0 / 7, 7, 1, 0, 22.5, 24.5, false),
+        ("HKQuantityTypeIdentifierLeanBodyMass", "body", "com.withings.wiScaleNG", "kg", 1.0 / 7, 7, 1, 0, 58, 62, false),
+        ("HKQuantityTypeIdentifierHeight", "body", "com.apple.Health", "m", 1.0 / 365, 12, 1, 0, 1.80, 1.80, false),
+    ]
+    /// Sleep: 30 watch stages and one phone in-bed span a night; workouts: four a week, and a
+    /// second app on the same run once a month.
+    static let perDay = streams.reduce(0) { $0 + $1.perDay } + 31 + 4.0 / 7 + 1.0 / 30
+
+    /// Loads the timed person (and a small second one), then rebuilds the rollups.
+    func loadSamples(_ connectionString: String, connection: PostgresConnection) throws -> Load {
+        try connection.execute(script: Self.generatorSQL)
+        let days = max(7, Int((Double(options.samples) / Self.perDay).rounded()))
+        let lastDay = try connection.query("SELECT current_date::text").first?[0] ?? "2026-01-01"
+        try connection.query("SELECT health.set_time_zone($1, $2)", [Self.person, Self.zone])
+        try connection.query("SELECT health.set_time_zone('partner', 'America/New_York')")
+
+        // The streams, spread over two connections (the machine has two cores).
+        var jobs: [(sql: String, parameters: [String])] = []
+        for s in Self.streams {
+            jobs.append(("SELECT bench.stream($1, $2, $3::date - ($4::int - 1), $4::int, $5, $6, $7, $8, $9::float8, $10::float8, $11::float8, $12::float8, $13::float8, $14::float8, $15::bool)",
+                         [Self.person, Self.zone, lastDay, String(days), s.type, s.group, s.source, s.unit, String(s.perDay),
+                          String(s.from), String(s.span), String(s.length), String(s.low), String(s.high), String(s.whole)]))
+        }
+        jobs.append(("SELECT bench.sleep($1, $2, $3::date - ($4::int - 1), $4::int, $5, $6)", [Self.person, Self.zone, lastDay, String(days), Self.watch, Self.phone]))
+        jobs.append(("SELECT bench.workouts($1, $2, $3::date - ($4::int - 1), $4::int, $5)", [Self.person, Self.zone, lastDay, String(days), Self.watch]))
+        // The second person: 60 days of a few types, so every query must pick its person.
+        for s in Self.streams.prefix(5) {
+            jobs.append(("SELECT bench.stream('partner', 'America/New_York', $1::date - 59, 60, $2, $3, $4, $5, $6::float8, 7, 16, 300, 0, 40, true)",
+                         [lastDay, s.type, s.group, s.source, s.unit, String(s.perDay)]))
+        }
+        // Largest first, so the two workers finish together.
+        let started = ContinuousClock.now
+        let counts = try Self.runParallel(jobs, on: connectionString, workers: 2)
+        let loadSeconds = Self.seconds(ContinuousClock.now - started)
+        try connection.query("ANALYZE")
+
+        let rebuildStarted = ContinuousClock.now
+        try connection.query("SELECT health_store.rebuild_rollups()")
+        let rebuildSeconds = Self.seconds(ContinuousClock.now - rebuildStarted)
+        try connection.query("VACUUM ANALYZE")
+
+        let partner = counts.enumerated().filter { jobs[$0.offset].parameters.first != Self.person }.reduce(0) { $0 + $1.element }
+        return Load(samples: counts.reduce(0, +) - partner, otherSamples: partner, days: days, lastDay: lastDay,
+                    loadSeconds: loadSeconds, rebuildSeconds: rebuildSeconds)
+    }
+
+    /// Runs each job (one statement returning a count) on one of `workers` connections.
+    static func runParallel(_ jobs: [(sql: String, parameters: [String])], on connectionString: String, workers: Int) throws -> [Int] {
+        let next = Mutex(0)
+        let results = Mutex([Int](repeating: 0, count: jobs.count))
+        let failure = Mutex<String?>(nil)
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do {
+                    let c = try PostgresConnection(connectionString: connectionString)
+                    defer { c.close() }
+                    while true {
+                        let i = next.withLock { n -> Int in n += 1; return n - 1 }
+                        guard i < jobs.count, failure.withLock({ $0 == nil }) else { return }
+                        let rows = try c.query(jobs[i].sql, jobs[i].parameters)
+                        let n = Int(rows.first?[0] ?? "0") ?? 0
+                        results.withLock { $0[i] = n }
+                    }
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
+                }
+            }.start()
+        }
+        group.wait()
+        if let message = failure.withLock({ $0 }) { throw BenchmarkError.usage("loading failed: \(message)") }
+        return results.withLock { $0 }
+    }
+
+    // MARK: - Timing the views
+
+    struct Timing {
+        var view: String
+        var span: String
+        var rows: Int
+        var rollupMs: Double
+        var naiveMs: Double?
+        var equal: Bool?
+    }
+
+    /// The four views, 365 days and all time, rollups next to the naive views.
+    func timeViews(_ c: PostgresConnection, lastDay: String) throws {
+        try c.execute(script: Self.naiveSQL)
+        // The naive plans are costly enough to be JIT-compiled, which adds seconds of
+        // compilation to each run; the baseline is fairer without it. (The rollup views are
+        // never costly enough to be compiled.)
+        try c.query("SET jit = off")
+        let views = [("daily_summary", "day"), ("daily_totals", "day, type"), ("daily_sleep", "day"), ("daily_readings", "day, type")]
+        let spans = [("365 days", "AND day BETWEEN $2::date - 364 AND $2::date"), ("all time", "AND $2::text IS NOT NULL")]
+        var timings: [Timing] = []
+        for (view, order) in views {
+            for (span, filter) in spans {
+                let sql = { (schema: String) in "SELECT * FROM \(schema).\(view) WHERE person = $1 \(filter) ORDER BY \(order)" }
+                let (rollupMs, rollupRows) = try Self.time(c, sql("health"), [Self.person, lastDay], warmups: 2, runs: options.runs)
+                var timing = Timing(view: view, span: span, rows: rollupRows.count, rollupMs: rollupMs)
+                if options.naive {
+                    let (naiveMs, naiveRows) = try Self.time(c, sql("naive"), [Self.person, lastDay], warmups: 1, runs: 3)
+                    timing.naiveMs = naiveMs
+                    let diff = Self.differences(rollupRows, naiveRows)
+                    timing.equal = diff.isEmpty
+                    for d in diff.prefix(3) { print("  difference in \(view) (\(span)): \(d)") }
+                }
+                timings.append(timing)
+                print(Self.line(timing))
+            }
+        }
+        print("")
+        print("| view | span | rows | rollup views (median) | naive views (median) | speed-up | answers equal |")
+        print("|---|---|---:|---:|---:|---:|---|")
+        for t in timings {
+            let naive = t.naiveMs.map { Self.ms($0) } ?? "—"
+            let ratio = t.naiveMs.map { String(format: "%.0f×", $0 / t.rollupMs) } ?? "—"
+            let equal = t.equal.map { $0 ? "yes" : "**no**" } ?? "—"
+            print("| `\(t.view)` | \(t.span) | \(t.rows) | \(Self.ms(t.rollupMs)) | \(naive) | \(ratio) | \(equal) |")
+        }
+        print("")
+        if timings.contains(where: { $0.equal == false }) {
+            throw BenchmarkError.usage("the rollup views and the naive views disagree (see above)")
+        }
+    }
+
+    static func line(_ t: Timing) -> String {
+        let naive = t.naiveMs.map { String(format: "naive %@ (%.0f×)", ms($0), $0 / t.rollupMs) } ?? ""
+        let equal = t.equal.map { $0 ? "answers equal" : "ANSWERS DIFFER" } ?? ""
+        return "\(t.view.padding(toLength: 15, withPad: " ", startingAt: 0)) \(t.span.padding(toLength: 9, withPad: " ", startingAt: 0)) "
+            + "\(String(t.rows).padding(toLength: 6, withPad: " ", startingAt: 0)) rows  rollup \(ms(t.rollupMs))  \(naive)  \(equal)"
+    }
+
+    /// Median wall time of `runs` runs after `warmups`, in ms, with the last run's rows.
+    static func time(_ c: PostgresConnection, _ sql: String, _ parameters: [String], warmups: Int, runs: Int) throws -> (Double, PostgresRows) {
+        var rows = try c.query(sql, parameters)
+        for _ in 1..<max(1, warmups) { rows = try c.query(sql, parameters) }
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let started = ContinuousClock.now
+            rows = try c.query(sql, parameters)
+            times.append(seconds(ContinuousClock.now - started) * 1000)
+        }
+        times.sort()
+        let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
+        return (median, rows)
+    }
+
+    /// Cell-by-cell differences: equal text, numbers equal to 1e-9 relative, or JSON objects
+    /// of such numbers (a sum read in another order may differ in its last digits).
+    static func differences(_ a: PostgresRows, _ b: PostgresRows) -> [String] {
+        var out: [String] = []
+        if a.columns != b.columns { return ["columns \(a.columns) vs \(b.columns)"] }
+        if a.count != b.count { out.append("\(a.count) rows vs \(b.count)") }
+        for i in 0..<min(a.count, b.count) where out.count < 5 {
+            for c in 0..<a.columns.count where !cellsMatch(a[i][c], b[i][c]) {
+                out.append("row \(i) \(a.columns[c]): \(a[i][c] ?? "NULL") vs naive \(b[i][c] ?? "NULL")")
+                break
+            }
+        }
+        return out
+    }
+
+    static func cellsMatch(_ x: String?, _ y: String?) -> Bool {
+        if x == y { return true }
+        guard let x, let y else { return false }
+        func close(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-9 * max(1, abs(a), abs(b)) }
+        if let a = Double(x), let b = Double(y) { return close(a, b) }
+        if x.hasPrefix("{"), let a = try? JSONSerialization.jsonObject(with: Data(x.utf8)) as? [String: Any],
+           let b = try? JSONSerialization.jsonObject(with: Data(y.utf8)) as? [String: Any], Set(a.keys) == Set(b.keys) {
+            return a.allSatisfy { key, value in
+                guard let n = value as? NSNumber, let m = b[key] as? NSNumber else { return false }
+                return close(n.doubleValue, m.doubleValue)
+            }
+        }
+        return false
+    }
+
+    // MARK: - Rollup upkeep
+
+    /// The same 1000-sample batches into two fresh databases, one with the rollup refresh and
+    /// one where refresh_rollups does nothing; the difference is what the rollups cost a batch.
+    func measureUpkeep(_ databases: Databases) throws {
+        let source = try PostgresConnection(connectionString: try databases.fresh("upkeep_source"))
+        defer { source.close() }
+        try source.execute(script: Self.generatorSQL)
+        let days = options.upkeepDays
+        let lastDay = try source.query("SELECT current_date::text").first?[0] ?? "2026-01-01"
+        var jobs: [String] = []
+        for s in Self.streams {
+            jobs.append("SELECT bench.stream('u', '\(Self.zone)', '\(lastDay)'::date - \(days - 1), \(days), '\(s.type)', '\(s.group)', '\(s.source)', '\(s.unit)', \(s.perDay), \(s.from), \(s.span), \(s.length), \(s.low), \(s.high), \(s.whole))")
+        }
+        jobs.append("SELECT bench.sleep('u', '\(Self.zone)', '\(lastDay)'::date - \(days - 1), \(days), '\(Self.watch)', '\(Self.phone)')")
+        jobs.append("SELECT bench.workouts('u', '\(Self.zone)', '\(lastDay)'::date - \(days - 1), \(days), '\(Self.watch)')")
+        for job in jobs { try source.query(job) }
+        // As healthd builds a run: each export reads type by type, ascending by start, and
+        // cuts the result into batches of 1000. A 30-day manual export is one run.
+        let exportOrder = try Self.batches(source, order: "type, start_at, uuid", runDays: 30)
+        // The worst case for the rollups: every batch in time order, so each one touches every
+        // type and source of its hours and re-reads the day so far of each.
+        let timeOrder = try Self.batches(source, order: "start_at, uuid", runDays: days)
+        for (label, batches) in [("export order (30-day runs, type by type)", exportOrder),
+                                 ("time order (every type in every batch)", timeOrder)] {
+            try upkeep(databases, label: label, batches: batches, days: days, lastDay: lastDay)
+        }
+    }
+
+    /// 1000-sample batches of person u's samples: runs of `runDays` days, each run in `order`
+    /// and cut into batches of 1000, each batch grouped by type and ascending by start as the
+    /// app sends it.
+    static func batches(_ c: PostgresConnection, order: String, runDays: Int) throws -> [String] {
+        try c.query("""
+            WITH runs AS (
+              SELECT payload, type, start_at, uuid,
+                     (day - min(day) OVER ()) / \(runDays) AS run
+              FROM health_store.samples WHERE person = 'u'
+            ),
+            numbered AS (
+              SELECT payload, type, start_at, uuid, run,
+                     (row_number() OVER (PARTITION BY run ORDER BY \(order)) - 1) / 1000 AS batch
+              FROM runs
+            )
+            SELECT jsonb_agg(payload ORDER BY type, start_at, uuid)::text
+            FROM numbered GROUP BY run, batch ORDER BY run, batch
+            """).map { $0[0] ?? "[]" }
+    }
+
+    /// Stores the batches into two fresh databases, with and without the rollup refresh.
+    func upkeep(_ databases: Databases, label: String, batches: [String], days: Int, lastDay: String) throws {
+        let with = try PostgresConnection(connectionString: try databases.fresh("upkeep_with"))
+        let without = try PostgresConnection(connectionString: try databases.fresh("upkeep_without"))
+        defer { with.close(); without.close() }
+        try without.query("""
+            CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+            RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
+            """)
+        for c in [with, without] { try c.query("SELECT health.set_time_zone('u', $1)", [Self.zone]) }
+
+        let exportId = UUID().uuidString
+        var timeWith = 0.0, timeWithout = 0.0
+        var perWith: [Double] = [], perWithout: [Double] = []
+        for (n, body) in batches.enumerated() {
+            let envelope = """
+                {"exportId":"\(exportId)","generatedAt":"\(lastDay)T12:00:00.000+01:00","batchSequence":\(n + 1),\
+                "isFinalBatch":\(n == batches.count - 1),"basis":"window","windowStart":"2000-01-01T00:00:00.000Z",\
+                "windowEnd":"2100-01-01T00:00:00.000Z","occasionStart":"\(lastDay)T11:00:00.000+01:00","occasionEnd":"\(lastDay)T12:00:00.000+01:00"}
+                """
+            // Alternate which database goes first, so neither always meets a warmer cache.
+            let order = n % 2 == 0 ? [(with, true), (without, false)] : [(without, false), (with, true)]
+            for (c, isWith) in order {
+                let started = ContinuousClock.now
+                try c.query("""
+                    SELECT * FROM health_store.store_batch('u', 'http', 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')))
+                    """, [envelope, PostgresBinaryText(body)])
+                let ms = Self.seconds(ContinuousClock.now - started) * 1000
+                if isWith { timeWith += ms; perWith.append(ms) } else { timeWithout += ms; perWithout.append(ms) }
+            }
+        }
+        let drift = try with.query("SELECT count(*) FROM health_store.verify_rollups('u')").first?[0] ?? "?"
+        let added = (timeWith - timeWithout) / timeWithout * 100
+        perWith.sort(); perWithout.sort()
+        print(String(format: "upkeep, %@: %d batches (%d days), store_batch median %@ with the rollup refresh vs %@ without; total %.2f s vs %.2f s: %+.1f%% (verify_rollups: %@ differences)",
+                     label, batches.count, days, Self.ms(perWith[perWith.count / 2]), Self.ms(perWithout[perWithout.count / 2]),
+                     timeWith / 1000, timeWithout / 1000, added, drift))
+    }
+
+    // MARK: - Helpers
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+
+    static func ms(_ v: Double) -> String {
+        v < 10 ? String(format: "%.2f ms", v) : v < 100 ? String(format: "%.1f ms", v) : String(format: "%.0f ms", v)
+    }
+
+    static func grouped(_ n: Int) -> String {
+        let digits = Array(String(n))
+        var out = ""
+        for (i, d) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(d)
+        }
+        return out
+    }
+
+    /// Fresh migrated databases: of a throwaway cluster, or of the server a URL names.
+    final class Databases: @unchecked Sendable {
+        let cluster: TestCluster?
+        let url: String?
+        private var made: [String] = []
+        private var counter = 0
+
+        init(url: String?) throws {
+            self.url = url
+            cluster = url == nil ? try TestCluster() : nil
+        }
+
+        var label: String { cluster != nil ? "throwaway cluster (fsync off)" : "server from --database-url" }
+
+        /// A new migrated database; its connection string.
+        func fresh(_ label: String) throws -> String {
+            if let cluster { return try cluster.freshDatabase(label: label).connectionString }
+            counter += 1
+            let name = "hw_bench_views_\(getpid())_\(counter)"
+            let admin = try PostgresConnection(connectionString: url!)
+            defer { admin.close() }
+            try admin.query("CREATE DATABASE \(name)")
+            made.append(name)
+            let target = Self.with(url!, database: name)
+            let c = try PostgresConnection(connectionString: target)
+            defer { c.close() }
+            try Migrator().migrate(c)
+            return target
+        }
+
+        func cleanup() {
+            if let cluster { cluster.destroy(); return }
+            guard let url, let admin = try? PostgresConnection(connectionString: url) else { return }
+            defer { admin.close() }
+            for name in made.reversed() { _ = try? admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
+        }
+
+        static func with(_ connectionString: String, database: String) -> String {
+            if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://"),
+               var components = URLComponents(string: connectionString) {
+                components.path = "/" + database
+                return components.string ?? connectionString
+            }
+            return connectionString + " dbname=\(database)"
+        }
+    }
+
+    // MARK: - SQL
+
+    /// Set-based generators of realistic samples, written straight into health_store.samples
+    /// with the payload the app would send (timestamps in the zone's offset).
+    static let generatorSQL = #"""
+        CREATE SCHEMA IF NOT EXISTS bench;
+
+        CREATE OR REPLACE FUNCTION bench.stream(
+          p_person text, p_tz text, p_first date, p_days int,
+          p_type text, p_grp text, p_source text, p_unit text, p_per_day float8,
+          p_from_h float8, p_span_h float8, p_len_s float8, p_lo float8, p_hi float8, p_round bool)
+        RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE n bigint;
+        BEGIN
+          PERFORM set_config('TimeZone', p_tz, true);
+          WITH t AS (
+            SELECT gen_random_uuid() AS uuid,
+                   ((p_first + d)::timestamp + make_interval(secs => p_from_h * 3600 + (i + random() * 0.8) * p_span_h * 3600 / ceil(p_per_day))) AT TIME ZONE p_tz AS start_at,
+                   CASE WHEN p_round THEN round(p_lo + random() * (p_hi - p_lo))
+                        ELSE round((p_lo + random() * (p_hi - p_lo))::numeric, 3)::float8 END AS value
+            FROM generate_series(0, p_days - 1) d
+            CROSS JOIN generate_series(0, ceil(p_per_day)::int - 1) i
+            WHERE p_per_day >= 1 OR random() < p_per_day
+          ), ins AS (
+            INSERT INTO health_store.samples (person, uuid, id, type, grp, kind, source, start_at, end_at, day,
+              value, unit, payload, first_received_at, last_received_at, export_id)
+            SELECT p_person, t.uuid, md5(t.uuid::text) || md5(p_type), p_type, p_grp, 'quantity', p_source,
+                   t.start_at, t.start_at + make_interval(secs => p_len_s), (t.start_at AT TIME ZONE p_tz)::date,
+                   t.value, p_unit,
+                   jsonb_build_object('uuid', upper(t.uuid::text), 'id', md5(t.uuid::text) || md5(p_type), 'type', p_type,
+                     'group', p_grp, 'source', p_source, 'kind', 'quantity', 'value', t.value, 'unit', p_unit,
+                     'start', to_char(t.start_at, 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'),
+                     'end', to_char(t.start_at + make_interval(secs => p_len_s), 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM')),
+                   t.start_at + interval '40 minutes', t.start_at + interval '40 minutes', NULL
+            FROM t
+            RETURNING 1
+          )
+          SELECT count(*) INTO n FROM ins;
+          RETURN n;
+        END
+        $$;
+
+        CREATE OR REPLACE FUNCTION bench.sleep(p_person text, p_tz text, p_first date, p_days int, p_watch text, p_phone text)
+        RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE n bigint;
+        BEGIN
+          PERFORM set_config('TimeZone', p_tz, true);
+          WITH t AS (
+            SELECT gen_random_uuid() AS uuid, s.src, s.v,
+                   ((p_first + d)::timestamp + interval '23 hours' + make_interval(mins => 16 * s.k)) AT TIME ZONE p_tz AS start_at,
+                   s.len
+            FROM generate_series(0, p_days - 1) d
+            CROSS JOIN LATERAL (
+              SELECT p_watch AS src, k, (ARRAY[3, 4, 3, 5, 3, 2, 3, 5, 4, 3])[k % 10 + 1] AS v, 16 AS len FROM generate_series(0, 29) k
+              UNION ALL SELECT p_phone, -1, 0, 500) s
+          ), ins AS (
+            INSERT INTO health_store.samples (person, uuid, id, type, grp, kind, source, start_at, end_at, day,
+              value, category_name, payload, first_received_at, last_received_at)
+            SELECT p_person, t.uuid, md5(t.uuid::text) || md5('sleep'), 'HKCategoryTypeIdentifierSleepAnalysis', 'sleep', 'category', t.src,
+                   t.start_at, t.start_at + make_interval(mins => t.len), ((t.start_at + make_interval(mins => t.len)) AT TIME ZONE p_tz)::date,
+                   t.v, st.name,
+                   jsonb_build_object('uuid', upper(t.uuid::text), 'id', md5(t.uuid::text) || md5('sleep'),
+                     'type', 'HKCategoryTypeIdentifierSleepAnalysis', 'group', 'sleep', 'source', t.src, 'kind', 'category',
+                     'value', t.v, 'name', st.name,
+                     'start', to_char(t.start_at, 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'),
+                     'end', to_char(t.start_at + make_interval(mins => t.len), 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM')),
+                   t.start_at + interval '8 hours', t.start_at + interval '8 hours'
+            FROM t JOIN health_store.sleep_stages st ON st.value = t.v
+            RETURNING 1
+          )
+          SELECT count(*) INTO n FROM ins;
+          RETURN n;
+        END
+        $$;
+
+        CREATE OR REPLACE FUNCTION bench.workouts(p_person text, p_tz text, p_first date, p_days int, p_watch text)
+        RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE n bigint;
+        BEGIN
+          PERFORM set_config('TimeZone', p_tz, true);
+          WITH t AS (
+            SELECT gen_random_uuid() AS uuid, w.src, w.at, w.act, w.name, w.dur, w.dist, w.kcal
+            FROM generate_series(0, p_days - 1) d
+            CROSS JOIN LATERAL (
+              SELECT ((p_first + d)::timestamp + interval '18 hours') AT TIME ZONE p_tz AS at, 1800 + (d % 5) * 360 AS dur) b
+            CROSS JOIN LATERAL (
+              SELECT p_watch AS src, b.at, CASE WHEN d % 7 = 2 THEN 50 ELSE 37 END AS act,
+                     CASE WHEN d % 7 = 2 THEN 'traditionalStrengthTraining' ELSE 'running' END AS name,
+                     b.dur, CASE WHEN d % 7 = 2 THEN NULL ELSE round((b.dur * 2.8)::numeric, 1)::float8 END AS dist,
+                     round((b.dur * 0.18)::numeric, 1)::float8 AS kcal
+              WHERE d % 7 IN (0, 2, 4, 5)
+              UNION ALL
+              SELECT 'com.strava.stravaride', b.at + interval '2 minutes', 37, NULL, b.dur, round((b.dur * 2.75)::numeric, 1)::float8, NULL
+              WHERE d % 30 = 4) w
+          ), ins AS (
+            INSERT INTO health_store.samples (person, uuid, id, type, grp, kind, source, start_at, end_at, day,
+              activity_type, activity_name, duration_s, distance_m, energy_kcal, payload, first_received_at, last_received_at)
+            SELECT p_person, t.uuid, md5(t.uuid::text) || md5('workout'), 'HKWorkoutTypeIdentifier', 'workouts', 'workout', t.src,
+                   t.at, t.at + make_interval(secs => t.dur), (t.at AT TIME ZONE p_tz)::date,
+                   t.act, t.name, t.dur, t.dist, t.kcal,
+                   jsonb_strip_nulls(jsonb_build_object('uuid', upper(t.uuid::text), 'id', md5(t.uuid::text) || md5('workout'),
+                     'type', 'HKWorkoutTypeIdentifier', 'group', 'workouts', 'source', t.src, 'kind', 'workout',
+                     'activityType', t.act, 'activityName', t.name, 'durationSeconds', t.dur, 'distanceMeters', t.dist,
+                     'activeEnergyKilocalories', t.kcal,
+                     'start', to_char(t.at, 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'),
+                     'end', to_char(t.at + make_interval(secs => t.dur), 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'))),
+                   t.at + interval '1 hour', t.at + interval '1 hour'
+            FROM t
+            RETURNING 1
+          )
+          SELECT count(*) INTO n FROM ins;
+          RETURN n;
+        END
+        $$;
+        """#
+
+    /// Plain views with the same columns and answers as the rollup views, computed straight
+    /// from health_store.samples on every query: the baseline.
+    static let naiveSQL = #"""
+        CREATE SCHEMA IF NOT EXISTS naive;
+
+        -- Each source's total per person, day and per-source type, ranked: straight from the samples.
+        CREATE VIEW naive.source_totals AS
+        SELECT p.*,
+               row_number() OVER (PARTITION BY p.person, p.day, p.type
+                                  ORDER BY array_position(pr.sources, p.source) NULLS LAST, p.total DESC NULLS LAST, p.source COLLATE "C") AS rank
+        FROM (
+          SELECT s.person, s.day, s.type, c.metric, CASE c.rule WHEN 'sleep' THEN 'min' ELSE c.unit END AS unit, s.source,
+                 CASE c.rule WHEN 'sleep' THEN coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value IN (1, 3, 4, 5)), 0) / 60
+                             ELSE sum(s.value::numeric) END AS total,
+                 count(*) AS samples,
+                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 3), 0) / 60 AS core,
+                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 4), 0) / 60 AS deep,
+                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 5), 0) / 60 AS rem,
+                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 1), 0) / 60 AS unspecified,
+                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 2), 0) / 60 AS awake,
+                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 0), 0) / 60 AS in_bed,
+                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value NOT IN (0, 1, 2, 3, 4, 5)), 0) / 60 AS unknown
+          FROM health_store.samples s JOIN health_store.catalog c ON c.type = s.type AND c.rule IN ('total', 'sleep')
+          GROUP BY s.person, s.day, s.type, c.metric, c.rule, c.unit, s.source
+        ) p
+        LEFT JOIN health_store.source_priorities pr ON pr.person = p.person AND pr.type = p.type;
+
+        CREATE VIEW naive.winners AS
+        SELECT x.* FROM (
+          SELECT t.*, coalesce(jsonb_object_agg(t.source, t.total::float8) FILTER (WHERE t.rank > 1)
+                                 OVER (PARTITION BY t.person, t.day, t.type), '{}') AS alternatives
+          FROM naive.source_totals t) x
+        WHERE x.rank = 1;
+
+        CREATE VIEW naive.daily_totals AS
+        SELECT w.person, w.day, w.type, w.metric, w.unit, w.total::float8 AS value, w.source, w.alternatives,
+               w.day >= coalesce((now() AT TIME ZONE st.time_zone)::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
+        FROM naive.winners w LEFT JOIN health_store.settings st ON st.person = w.person;
+
+        CREATE VIEW naive.daily_sleep AS
+        SELECT w.person, w.day, w.source, w.total::float8 AS asleep_min, w.core::float8 AS core_min, w.deep::float8 AS deep_min,
+               w.rem::float8 AS rem_min, w.unspecified::float8 AS unspecified_min, w.awake::float8 AS awake_min,
+               w.in_bed::float8 AS in_bed_min, w.unknown::float8 AS unknown_min, w.alternatives,
+               w.day >= coalesce((now() AT TIME ZONE st.time_zone)::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
+        FROM naive.winners w LEFT JOIN health_store.settings st ON st.person = w.person
+        WHERE w.type = 'HKCategoryTypeIdentifierSleepAnalysis';
+
+        CREATE VIEW naive.daily_readings AS
+        SELECT r.*, r.day >= coalesce((now() AT TIME ZONE st.time_zone)::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
+        FROM (
+          SELECT s.person, s.day, s.type, c.metric, c.unit, min(s.value) AS min, avg(s.value) AS mean, max(s.value) AS max, count(s.value) AS samples
+          FROM health_store.samples s JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'reading'
+          GROUP BY s.person, s.day, s.type, c.metric, c.unit) r
+        LEFT JOIN health_store.settings st ON st.person = r.person;
+
+        -- One value per person, day and metric (workouts: count and duration; unknown: count).
+        CREATE VIEW naive.day_values AS
+        SELECT w.person, w.day, w.metric, w.total::float8 AS value, NULL::float8 AS low, NULL::float8 AS high FROM naive.winners w
+        UNION ALL
+        SELECT s.person, s.day, c.metric, avg(s.value), min(s.value), max(s.value)
+        FROM health_store.samples s JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'reading'
+        GROUP BY s.person, s.day, c.metric
+        UNION ALL
+        SELECT l.person, l.day, l.metric, l.value, NULL, NULL FROM (
+          SELECT DISTINCT ON (s.person, s.day, s.type) s.person, s.day, c.metric, s.value
+          FROM health_store.samples s JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'latest'
+          ORDER BY s.person, s.day, s.type, s.start_at DESC, s.end_at DESC, s.source COLLATE "C", s.uuid) l
+        UNION ALL
+        SELECT s.person, s.day, 'workouts', count(*), sum(s.duration_s), NULL
+        FROM health_store.samples s JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'workout'
+        WHERE s.kind = 'workout'
+        GROUP BY s.person, s.day
+        UNION ALL
+        SELECT s.person, s.day, '(unknown)', count(*), NULL, NULL
+        FROM health_store.samples s
+        WHERE NOT EXISTS (SELECT 1 FROM health_store.catalog c WHERE c.type = s.type)
+        GROUP BY s.person, s.day;
+
+        CREATE VIEW naive.daily_summary AS
+        SELECT v.person, v.day,
+               v.day >= coalesce((now() AT TIME ZONE max(st.time_zone))::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial,
+               max(v.value) FILTER (WHERE v.metric = 'steps') AS steps,
+               max(v.value) FILTER (WHERE v.metric = 'distance_m') AS distance_m,
+               max(v.value) FILTER (WHERE v.metric = 'flights_climbed') AS flights_climbed,
+               max(v.value) FILTER (WHERE v.metric = 'active_energy_kcal') AS active_energy_kcal,
+               max(v.value) FILTER (WHERE v.metric = 'basal_energy_kcal') AS basal_energy_kcal,
+               max(v.value) FILTER (WHERE v.metric = 'exercise_min') AS exercise_min,
+               max(v.value) FILTER (WHERE v.metric = 'stand_min') AS stand_min,
+               max(v.value) FILTER (WHERE v.metric = 'sleep_min') AS sleep_min,
+               max(v.low) FILTER (WHERE v.metric = 'heart_rate_bpm') AS heart_rate_min,
+               max(v.value) FILTER (WHERE v.metric = 'heart_rate_bpm') AS heart_rate_mean,
+               max(v.high) FILTER (WHERE v.metric = 'heart_rate_bpm') AS heart_rate_max,
+               max(v.value) FILTER (WHERE v.metric = 'resting_heart_rate_bpm') AS resting_heart_rate,
+               max(v.value) FILTER (WHERE v.metric = 'walking_heart_rate_bpm') AS walking_heart_rate,
+               max(v.value) FILTER (WHERE v.metric = 'hrv_sdnn_ms') AS hrv_sdnn_ms,
+               100 * max(v.value) FILTER (WHERE v.metric = 'oxygen_saturation_fraction') AS oxygen_saturation_pct,
+               max(v.value) FILTER (WHERE v.metric = 'respiratory_rate_per_min') AS respiratory_rate,
+               max(v.value) FILTER (WHERE v.metric = 'vo2_max_ml_per_kg_min') AS vo2_max,
+               max(v.value) FILTER (WHERE v.metric = 'body_temperature_c') AS body_temperature_c,
+               max(v.value) FILTER (WHERE v.metric = 'blood_pressure_systolic_mmhg') AS blood_pressure_systolic,
+               max(v.value) FILTER (WHERE v.metric = 'blood_pressure_diastolic_mmhg') AS blood_pressure_diastolic,
+               max(v.value) FILTER (WHERE v.metric = 'body_mass_kg') AS body_mass_kg,
+               max(v.value) FILTER (WHERE v.metric = 'height_m') AS height_m,
+               max(v.value) FILTER (WHERE v.metric = 'body_mass_index') AS body_mass_index,
+               100 * max(v.value) FILTER (WHERE v.metric = 'body_fat_fraction') AS body_fat_pct,
+               max(v.value) FILTER (WHERE v.metric = 'lean_body_mass_kg') AS lean_body_mass_kg,
+               max(v.value) FILTER (WHERE v.metric = 'workouts')::bigint AS workouts,
+               max(v.low) FILTER (WHERE v.metric = 'workouts') AS workout_duration_s,
+               max(v.value) FILTER (WHERE v.metric = '(unknown)')::bigint AS unknown_samples
+        FROM naive.day_values v
+        LEFT JOIN health_store.settings st ON st.person = v.person
+        GROUP BY v.person, v.day;
+        """#
 }

@@ -71,10 +71,11 @@ struct RollupPropertyTests {
             #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0)
             let tamper = [
                 ("source", "UPDATE health_store.rollup_source SET total = total + 1 WHERE source = 'phone'"),
-                ("rank", "UPDATE health_store.rollup_source SET rank = 3 - rank WHERE type = 'HKQuantityTypeIdentifierStepCount'"),
+                ("day_type", "UPDATE health_store.rollup_day_type SET ranked_sources = ARRAY['phone', 'watch'] WHERE type = 'HKQuantityTypeIdentifierStepCount'"),
                 ("day_type", "UPDATE health_store.rollup_day_type SET min_value = 1 WHERE type = 'HKQuantityTypeIdentifierHeartRate'"),
                 ("day", "DELETE FROM health_store.rollup_day"),
                 ("source", "DELETE FROM health_store.rollup_source WHERE source = 'watch' AND type = 'HKQuantityTypeIdentifierHeartRate'"),
+                ("rank", "UPDATE health_store.rollup_source SET rank = 3 - rank WHERE type = 'HKQuantityTypeIdentifierStepCount'"),
             ]
             for (level, sql) in tamper {
                 try c.query("BEGIN")
