@@ -48,6 +48,8 @@ let package = Package(
         .testTarget(name: "BacklogTests", dependencies: ["Backlog", "DemoData", "Warehouse", "Postgres", "HealthPayload", "TestSupport",
                                                          "Receiver", "HTTPServer"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "TestSupport", "health-warehouse"]),
+        // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
+        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "health-warehouse"]),
     ],
     swiftLanguageModes: [.v6]
 )
