@@ -1,0 +1,59 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// The path a new user takes to try the dashboard: `generate` writes a month of demo bodies,
+/// `ingest` loads them (as compose's backlog profile does), and then every ready query and
+/// every dashboard query answers, as the read-only login, with its declared columns.
+@Suite("generate + ingest, then every query")
+struct GeneratedDataTests {
+    final class Generated: @unchecked Sendable {
+        let database: TestDatabase
+        let reader: String
+        static let login = "gen_reader_\(getpid())"
+
+        private static let shared: Result<Generated, any Error> = Result { try Generated() }
+        static func get() throws -> Generated { try shared.get() }
+
+        private init() throws {
+            database = try TestPostgres.withDatabase(label: "generated") { $0 }
+            let folder = NSTemporaryDirectory() + "hw-generated-\(getpid())"
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let generate = try CLIProcess.run(["generate", "--days", "30", "--out", folder, "--seed", "7"])
+            guard generate.status == 0 else { throw DeploymentTestError("generate: \(generate.stderr)") }
+            let ingest = try CLIProcess.run(["ingest", "--person", "me", "--database-url", database.connectionString, folder])
+            guard ingest.status == 0 else { throw DeploymentTestError("ingest: \(ingest.stderr)") }
+            try FilledDatabase.runReaderLoginScript(on: database, login: Self.login, password: "pw")
+            reader = Libpq.with(database.connectionString, user: Self.login, password: "pw")
+        }
+    }
+
+    /// Files whose answer depends on something going wrong, which demo data need not contain.
+    static let mayBeEmpty: Set<String> = ["export_runs_incomplete.sql", "quarantine_reasons.sql", "unknown_types_seen.sql",
+                                          "workouts_overlapping.sql", "deliveries_duplicates.sql"]
+
+    @Test("every sql/ file runs over generated data as the read-only login", arguments: ReadyQueryTests.files)
+    func readyQuery(file: String) throws {
+        let generated = try Generated.get()
+        let table = try Psql.runFile(Repository.url("sql/" + file).path, connectionString: generated.reader,
+                                     variables: ["person": "me", "days": "40", "weeks": "8"])
+        #expect(table.columns == ReadyQueryTests.expectedColumns[file])
+        if !Self.mayBeEmpty.contains(file) {
+            #expect(!table.rows.isEmpty, "\(file) answered no rows over a month of demo data")
+        }
+    }
+
+    @Test("every dashboard query runs over generated data as the read-only login", arguments: GrafanaTests.queries)
+    func dashboardQuery(query: GrafanaTests.Query) throws {
+        let generated = try Generated.get()
+        let connection = try PostgresConnection(connectionString: generated.reader)
+        defer { connection.close() }
+        let now = Date()
+        let rows = try connection.query(try GrafanaTests.expand(query.sql, person: "me", from: now.addingTimeInterval(-40 * 86_400), to: now))
+        let optional = ["Incomplete export runs", "Quarantined samples by reason", "Unknown types", "Delivery status"]
+        if !optional.contains(query.panel) {
+            #expect(!rows.isEmpty, "\(query.panel) answered no rows over a month of demo data")
+        }
+    }
+}
