@@ -107,14 +107,10 @@ struct ResidentMemory {
 
 /// Starts the real `serve` binary on a free port and sends every body, one at a time.
 func sendOverHTTP(_ bodies: [[UInt8]], format: PayloadFormat, connectionString: String) throws -> (Timings, ResidentMemory) {
-    let port = 18_000 + Int(getpid() % 1000)
-    let serve = try CLIProcess.start(["serve", "--listen", "127.0.0.1:\(port)", "--database-url", connectionString])
+    let (serve, port) = try CLIProcess.startServe(["--database-url", connectionString])
     defer {
         serve.signal(SIGTERM)
         _ = serve.wait()
-    }
-    guard serve.waitForStderr("serve.listening", timeout: 60) else {
-        throw BenchmarkError.usage("serve did not start: \(serve.stderrSoFar)")
     }
     let contentType = format == .json ? "application/json" : "text/csv; charset=utf-8"
     var memory = ResidentMemory()

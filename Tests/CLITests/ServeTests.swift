@@ -7,19 +7,15 @@ import Warehouse
 /// `serve` as a process: flags, refusal of a public address, logs, signals.
 @Suite("serve")
 struct ServeTests {
-    static func freePort() -> Int { 20_000 + Int.random(in: 0..<20_000) }
-
     @Test("refuses a non-loopback address with no token minted, unless --insecure-no-auth")
     func refusesPublicWithoutToken() throws {
         try TestPostgres.withDatabase { db in
-            let out = try CLIProcess.run(["serve", "--listen", "0.0.0.0:\(Self.freePort())", "--database-url", db.connectionString])
+            let out = try CLIProcess.run(["serve", "--listen", "0.0.0.0:0", "--database-url", db.connectionString])
             #expect(out.status == 1)
             #expect(out.stderr.contains("error: refusing to listen on 0.0.0.0"))
             #expect(out.stderr.contains("hint: mint one with `health-warehouse token create --person NAME`"))
 
-            let port = Self.freePort()
-            let insecure = try CLIProcess.start(["serve", "--listen", "0.0.0.0:\(port)", "--insecure-no-auth", "--database-url", db.connectionString])
-            #expect(insecure.waitForStderr("serve.listening"))
+            let (insecure, _) = try CLIProcess.startServe(["--listen", "0.0.0.0:0", "--insecure-no-auth", "--database-url", db.connectionString])
             insecure.signal(SIGTERM)
             #expect(insecure.wait().status == 0)
         }
@@ -44,9 +40,7 @@ struct ServeTests {
     @Test("SIGTERM while a batch is in flight: the batch is answered and stored, then exit 0")
     func gracefulStop() throws {
         try TestPostgres.withDatabase { db in
-            let port = Self.freePort()
-            let serve = try CLIProcess.start(["serve", "--listen", "127.0.0.1:\(port)", "--database-url", db.connectionString])
-            #expect(serve.waitForStderr("serve.listening"))
+            let (serve, port) = try CLIProcess.startServe(["--database-url", db.connectionString])
             // Hold the person lock so the batch waits inside its transaction.
             let blocker = try db.connect()
             try blocker.query("BEGIN")
@@ -73,9 +67,7 @@ struct ServeTests {
             let token = try CLIProcess.run(["token", "create", "--person", "alice", "--database-url", secretURL]).stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             #expect(token.hasPrefix("hw_"))
-            let port = Self.freePort()
-            let serve = try CLIProcess.start(["serve", "--listen", "127.0.0.1:\(port)", "--database-url", secretURL])
-            #expect(serve.waitForStderr("serve.listening"))
+            let (serve, port) = try CLIProcess.startServe(["--database-url", secretURL])
             let marker = "SecretSourceName-7f3a"
             let body = Bodies.json(samples: [Bodies.quantity(uuid: "AB000000-0000-4000-8000-000000000001", source: marker, start: "2026-08-21T10:00:00.000+02:00", value: "5")])
             let bad = Array("{\"schemaVersion\":1,\"oops\":\"\(marker)\"".utf8)

@@ -183,13 +183,11 @@ struct ComposeTests {
         let script = try #require(compose.service("warehouse")?["healthcheck"]?["test"]?.strings.last)
         #expect(script.contains("127.0.0.1/8080"))
         try TestPostgres.withDatabase { db in
-            let serve = try CLIProcess.start(["serve", "--listen", "127.0.0.1:0"], environment: ["DATABASE_URL": db.connectionString])
+            let (serve, port) = try CLIProcess.startServe([], environment: ["DATABASE_URL": db.connectionString])
             defer {
                 serve.signal(SIGTERM)
                 _ = serve.wait()
             }
-            #expect(serve.waitForStderr("serve.listening", timeout: 60), "\(serve.stderrSoFar)")
-            let port = try #require(serve.stderrSoFar.firstMatch(of: /address=127\.0\.0\.1:(\d+)/)?.1)
             let probe = script.replacingOccurrences(of: "127.0.0.1/8080", with: "127.0.0.1/\(port)")
             let healthy = try Run.program("/bin/bash", ["-c", probe])
             #expect(healthy.status == 0, "\(healthy.output)")

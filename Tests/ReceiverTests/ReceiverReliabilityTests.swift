@@ -98,13 +98,11 @@ struct ReceiverReliabilityTests {
     func concurrentLoad() throws {
         try TestPostgres.withDatabase { db in
             // The real binary, so its memory can be watched on its own.
-            let port = 30_000 + Int.random(in: 0..<20_000)
-            let serve = try CLIProcess.start(["serve", "--listen", "127.0.0.1:\(port)", "--pool-size", "8", "--database-url", db.connectionString])
+            let (serve, port) = try CLIProcess.startServe(["--pool-size", "8", "--database-url", db.connectionString])
             defer {
                 serve.signal(SIGTERM)
                 _ = serve.wait()
             }
-            #expect(serve.waitForStderr("serve.listening"))
             let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
             defer { pool.close() }
             let tokens = try (0..<4).map { try TokenStore(pool: pool).create(person: "p\($0)", label: nil).token }

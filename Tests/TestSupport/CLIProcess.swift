@@ -136,3 +136,19 @@ public struct CLIProcessError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
 }
+
+extension CLIProcess {
+    /// Starts `serve` on a free loopback port (`--listen 127.0.0.1:0` unless `arguments`
+    /// name one) and waits until it listens; returns it with the port it bound.
+    public static func startServe(_ arguments: [String], environment: [String: String] = [:],
+                                  timeout: TimeInterval = 120) throws -> (serve: Running, port: Int) {
+        let listen = arguments.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]
+        let serve = try start(["serve"] + listen + arguments, environment: environment)
+        guard serve.waitForStderr("serve.listening", timeout: timeout),
+              let match = serve.stderrSoFar.firstMatch(of: /serve\.listening address=[^ ]*:(\d+)/), let port = Int(match.1) else {
+            serve.signal(SIGKILL)
+            throw CLIProcessError(message: "serve did not start: \(serve.wait().stderr)")
+        }
+        return (serve, port)
+    }
+}
