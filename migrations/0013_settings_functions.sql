@@ -51,7 +51,10 @@ BEGIN
   )
   SELECT array_agg(k.day), array_agg(k.type), array_agg(k.source) INTO v_days, v_types, v_sources FROM keys k;
 
-  IF v_days IS NOT NULL THEN
+  IF cardinality(v_days) > 2000 THEN
+    -- Most days moved: one set-based rebuild beats refreshing key by key.
+    PERFORM health_store.rebuild_rollups(v_person);
+  ELSIF v_days IS NOT NULL THEN
     PERFORM health_store.refresh_rollups(v_person, v_days, v_types, v_sources);
   END IF;
 END

@@ -140,8 +140,10 @@ struct RollupPropertyTests {
             return Sample.quantity(uuid, HK.steps, source: source, start: at(start), end: at(start + 300),
                                    value: Double(Int.random(in: 0...400, using: &rng)))
         case 2:
-            return Sample.quantity(uuid, HK.distance, source: source, start: at(start), end: at(start + 300),
-                                   value: Double(Int.random(in: 0...90_000, using: &rng)) / 1000)
+            // Now and then a value with more digits than six decimals hold.
+            let value = Bool.random(using: &rng) ? Double(Int.random(in: 0...90_000, using: &rng)) / 1000
+                                                 : Double(Int.random(in: 1...900, using: &rng)) / 7
+            return Sample.quantity(uuid, HK.distance, source: source, start: at(start), end: at(start + 300), value: value)
         case 3, 4:
             return Sample.quantity(uuid, HK.heartRate, source: source, start: at(start),
                                    value: Double(Int.random(in: 45...170, using: &rng)))

@@ -39,6 +39,24 @@ struct ViewsRulesTests {
         }
     }
 
+    @Test("sums are exact decimals, whatever order the samples were stored in: 0.1 + 0.2 is 0.3")
+    func exactSums() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let store = Store(connection: c)
+            // One third has sixteen digits: it is summed as the 15-digit decimal the cast makes.
+            try store.batch([S.quantity(S.U(1), HK.distance, source: "phone", start: "2026-03-10T09:00:00.000+01:00", value: 0.1)])
+            try store.batch([S.quantity(S.U(2), HK.distance, source: "phone", start: "2026-03-10T10:00:00.000+01:00", value: 0.2)])
+            try store.batch([S.quantity(S.U(3), HK.distance, source: "phone", start: "2026-03-10T11:00:00.000+01:00", value: 1.0 / 3)])
+            try store.batch([S.quantity(S.U(4), HK.distance, source: "phone", start: "2026-03-10T12:00:00.000+01:00", value: 2.0 / 3)])
+            let value = try #require(try db.scalar("SELECT value FROM health.daily_totals", as: Double.self))
+            #expect(value == 1.3)  // 0.1 + 0.2 + 0.333333333333333 + 0.666666666666667, exactly
+            #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0)
+            try c.query("SELECT health_store.rebuild_rollups('p')")
+            #expect(try db.scalar("SELECT value FROM health.daily_totals", as: Double.self) == 1.3)
+        }
+    }
+
     @Test("a tie goes to the source that sorts first in byte order: Zeta beats alpha")
     func byteOrderTie() throws {
         try TestPostgres.withDatabase { db in

@@ -267,7 +267,7 @@ struct ViewsSurfaceTests {
         }
     }
 
-    @Test("every view, every column and every function of schema health carries a comment, and none says live")
+    @Test("every view, every column and every function of schema health carries a comment, and none promises up-to-the-second data")
     func comments() throws {
         try TestPostgres.withDatabase { db in
             let c = try db.connect()

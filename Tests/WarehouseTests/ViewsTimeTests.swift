@@ -86,6 +86,38 @@ struct ViewsTimeTests {
         }
     }
 
+    @Test("a zone change that moves most of a long history rebuilds the person's rollups, still equal to a recompute")
+    func timeZoneChangeOnLongHistory() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            // 23:30 written in +01:00 for 800 days, two types, two sources: 3200 keys. In Tokyo
+            // every sample is on the next day.
+            var samples: [String] = []
+            var n = 0
+            for d in 0..<800 {
+                let date = Date(timeIntervalSince1970: 1_735_689_600 + Double(d) * 86_400)  // from 2025-01-01
+                var calendar = Calendar(identifier: .gregorian)
+                calendar.timeZone = TimeZone(identifier: "UTC")!
+                let p = calendar.dateComponents([.year, .month, .day], from: date)
+                let stamp = String(format: "%04d-%02d-%02dT23:30:00.000+01:00", p.year!, p.month!, p.day!)
+                for type in [HK.steps, HK.distance] {
+                    for source in ["phone", "watch"] {
+                        n += 1
+                        samples.append(S.quantity(S.U(n), type, source: source, start: stamp, value: Double(d % 50 + 1)))
+                    }
+                }
+            }
+            for chunk in stride(from: 0, to: samples.count, by: 1000) {
+                try Store(connection: c).batch(Array(samples[chunk..<min(chunk + 1000, samples.count)]))
+            }
+            #expect(try db.scalar("SELECT min(day)::text FROM health.daily_totals", as: String.self) == "2025-01-01")
+            try c.query("SELECT health.set_time_zone('p', 'Asia/Tokyo')")
+            #expect(try db.scalar("SELECT min(day)::text FROM health.daily_totals", as: String.self) == "2025-01-02")
+            #expect(try db.scalar("SELECT count(*) FROM health.daily_summary", as: Int.self) == 800)
+            #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0)
+        }
+    }
+
     @Test("set_time_zone refuses a name that is not an IANA zone, naming it, and changes nothing")
     func badTimeZone() throws {
         try TestPostgres.withDatabase { db in
