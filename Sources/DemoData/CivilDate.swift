@@ -1,3 +1,4 @@
+import HealthPayload
 /// A calendar date (proleptic Gregorian), such as `2026-08-21`.
 public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Days since 1970-01-01.
@@ -65,20 +66,11 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
     public static func < (a: CivilDate, b: CivilDate) -> Bool { a.daysSinceEpoch < b.daysSinceEpoch }
 
     static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
+        Timestamp.daysInMonth(year: year, month: month)
     }
 
     static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        Timestamp.daysFromCivil(year: year, month: month, day: day)
     }
 }
 
