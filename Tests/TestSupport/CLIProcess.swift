@@ -26,6 +26,11 @@ public enum CLIProcess {
         try start(arguments, environment: environment, directory: directory, stdin: stdin).wait()
     }
 
+    /// Runs any program to completion (stdout and stderr apart), e.g. `/bin/bash script`.
+    public static func runProgram(_ program: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Output {
+        try Running(binary: program, arguments: arguments, environment: environment, directory: nil, stdin: nil).wait()
+    }
+
     /// Starts the binary and returns at once.
     public static func start(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
                              stdin: String? = nil) throws -> Running {
