@@ -22,6 +22,8 @@ test: deps
 fuzz:
 	RUNS=$${RUNS:-100000} bash scripts/fuzz-payload.sh -seed=1
 
+# Figures next to same-run baselines (docs/benchmarks.md); SECTION=receiver|views|ingest.
 bench: deps
-	swift build -c release --product health-warehouse --product health-warehouse-bench
-	.build/release/health-warehouse-bench receiver
+	swift build -c release --product health-warehouse
+	swift build -c release --product health-warehouse-bench
+	.build/release/health-warehouse-bench $${SECTION:-receiver} $(ARGS)
