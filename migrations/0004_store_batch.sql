@@ -34,9 +34,28 @@ CREATE FUNCTION health_store.lock_person(p_person text) RETURNS void
 LANGUAGE sql
 AS $$ SELECT pg_advisory_xact_lock(hashtext('health_warehouse.person'), hashtext(p_person)) $$;
 
+-- What the rollups read of one stored sample (level 1 aggregates these columns).
+CREATE TYPE health_store.sample_facts AS (
+  kind text, value double precision, start_at timestamptz, end_at timestamptz, uuid uuid,
+  activity_type integer, duration_s double precision, distance_m double precision,
+  energy_kcal double precision
+);
+
+-- The samples a batch inserted into one rollup key (day, type, source).
+CREATE TYPE health_store.added_samples AS (
+  day date, type text, source text, samples health_store.sample_facts[]
+);
+
 -- Refreshes the per-day rollups of the given (day, type, source) keys from the samples.
 -- Replaced by the rollup migration; until then there is nothing to refresh.
 CREATE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$;
+
+-- Refreshes the rollups after one batch: the given keys from the samples, and the keys that
+-- only gained samples from the stored rollup plus the added samples. Replaced by the rollup
+-- migration; until then there is nothing to refresh.
+CREATE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[], p_sources text[],
+                                                   p_added health_store.added_samples[])
 RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$;
 
 -- Stores one validated batch in the caller's transaction and returns its counts.
@@ -68,6 +87,7 @@ DECLARE
   v_days        date[];
   v_types       text[];
   v_sources     text[];
+  v_added       health_store.added_samples[];
   v_delivery    bigint;
   v_export      uuid := (p_envelope->>'exportId')::uuid;
 BEGIN
@@ -125,7 +145,8 @@ BEGIN
            duration_s, distance_m, energy_kcal, payload, p_received_at, p_received_at, v_export
     FROM typed WHERE NOT held
     ORDER BY uuid
-    RETURNING day, type, source
+    RETURNING day, type, source, kind, value, start_at, end_at, uuid, activity_type, duration_s,
+              distance_m, energy_kcal
   ),
   -- A held uuid with other content: the newer copy replaces the older. The same content
   -- again is a duplicate and the row is not touched.
@@ -142,23 +163,31 @@ BEGIN
       AND t.person = p_person AND t.uuid = x.uuid
     RETURNING t.day, t.type, t.source, x.old_day, x.old_type, x.old_source
   ),
-  -- Rollup keys touched: every written row's, and the old key of every replaced row.
-  touched AS (
-    SELECT day, type, source FROM inserted
-    UNION
+  -- Rollup keys a replaced row left or joined: recomputed from the samples.
+  recompute AS (
     SELECT day, type, source FROM replaced
     UNION
     SELECT old_day, old_type, old_source FROM replaced
   )
   SELECT (SELECT count(*) FROM inserted),
          (SELECT count(*) FROM replaced),
-         (SELECT array_agg(day ORDER BY day, type, source) FROM touched),
-         (SELECT array_agg(type ORDER BY day, type, source) FROM touched),
-         (SELECT array_agg(source ORDER BY day, type, source) FROM touched)
-  INTO v_inserted, v_replaced, v_days, v_types, v_sources;
+         (SELECT array_agg(day ORDER BY day, type, source) FROM recompute),
+         (SELECT array_agg(type ORDER BY day, type, source) FROM recompute),
+         (SELECT array_agg(source ORDER BY day, type, source) FROM recompute),
+         -- Every other key touched only gained samples: the rollups merge these into what
+         -- they hold instead of reading the key's samples again.
+         (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
+          FROM (SELECT i.day, i.type, i.source,
+                       array_agg(ROW(i.kind, i.value, i.start_at, i.end_at, i.uuid, i.activity_type,
+                                     i.duration_s, i.distance_m, i.energy_kcal)::health_store.sample_facts) AS samples
+                FROM inserted i
+                WHERE NOT EXISTS (SELECT 1 FROM recompute r
+                                  WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
+                GROUP BY i.day, i.type, i.source) g)
+  INTO v_inserted, v_replaced, v_days, v_types, v_sources, v_added;
 
-  IF v_days IS NOT NULL THEN
-    PERFORM health_store.refresh_rollups(p_person, v_days, v_types, v_sources);
+  IF v_days IS NOT NULL OR v_added IS NOT NULL THEN
+    PERFORM health_store.refresh_batch_rollups(p_person, v_days, v_types, v_sources, v_added);
   END IF;
 
   INSERT INTO health_store.deliveries (

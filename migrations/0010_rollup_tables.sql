@@ -77,7 +77,9 @@ CREATE TABLE health_store.rollup_source (
   latest_end_at    timestamptz,
   latest_value     double precision,
   latest_uuid      uuid,
-  -- Rule sleep: seconds per stage, and of values with no known stage.
+  -- Rule sleep: seconds asleep (the stages sleep_stages marks asleep; total is this / 60),
+  -- seconds per stage, and of values with no known stage.
+  asleep_s         numeric,
   in_bed_s         numeric,
   unspecified_s    numeric,
   awake_s          numeric,

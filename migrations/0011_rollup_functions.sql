@@ -1,101 +1,178 @@
 -- How each rollup level is made, and the functions that keep, rebuild and verify them.
 --
--- Each calc_* view is the one definition of a level, computed from the level below it. The
--- refresh, the rebuild and the verification all read these views, so there is one
--- definition of every number. Filtering a calc view on its key columns reaches the index
--- below it (the filter is pushed under the GROUP BY or the window), so a refresh reads only
--- the keys it was given.
+-- Level 1 is defined once, by health_store.source_rollup: the row of one (person, type, day,
+-- source) key made from a set of its samples. Levels 2 and 3 are each one view over the
+-- level below (calc_day_type, calc_day). The refresh, the rebuild and the verification all
+-- go through these, so there is one definition of every number. Filtering a calc view on its
+-- key columns reaches the index below it (the filter is pushed under the GROUP BY or the
+-- window), so a refresh reads only the keys it was given.
 --
--- Refreshing a key upserts its recomputed row and skips the write when nothing changed;
--- a key left without samples loses its row. Every refresh runs under the person lock
--- (store_batch and the settings functions take it), so two writers of one person never
--- refresh at once and a rollup always equals a recompute of the committed samples.
+-- Refreshing a key upserts its new row and skips the write when nothing changed; a key left
+-- without samples loses its row. A key that only gained samples in a batch is not read again:
+-- its stored level-1 row is merged with source_rollup of the added samples
+-- (merge_source_rollups), which gives exactly the row a recompute would. Every refresh runs
+-- under the person lock (store_batch and the settings functions take it), so two writers of
+-- one person never refresh at once and a rollup always equals a recompute of the committed
+-- samples.
 
--- Level 1 from the samples. The aggregate every key needs is one pass of cheap aggregates;
--- what only some rules need (sleep stages, workout sums, the latest sample) is looked up in a
--- LATERAL subquery that runs only for keys of that rule.
+-- A level-1 key's total by its rule: the exact sum of value (total) or minutes asleep (sleep).
+CREATE FUNCTION health_store.source_total(p_rule text, p_sum_value numeric, p_asleep_s numeric)
+RETURNS numeric
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$ SELECT CASE p_rule WHEN 'total' THEN p_sum_value WHEN 'sleep' THEN p_asleep_s / 60 END $$;
+
+-- Level 1 of one key from a set of its samples: the one definition of every level-1 column
+-- (rank aside, which level 2 sets). calc_source applies it to every sample held; a batch
+-- applies it to the samples it added and merges the result into the stored row. No row for
+-- an empty set.
 --
 -- Sums are exact: each value counts as the decimal PostgreSQL's float8-to-numeric cast makes
 -- of it (15 significant digits), added without rounding, so a sum does not depend on the
--- order rows are read in and a recompute equals the stored rollup to the last digit. Values
--- below 10^9 with at most six decimals (nearly all) are added as whole micro-units in
--- bigint, the exact same decimal and far cheaper than the cast; the rest as numeric.
-CREATE VIEW health_store.calc_source AS
-WITH g AS (
-  SELECT s.person, s.type, s.day, s.source,
-         min(s.kind) AS kind,
-         count(*) AS samples,
-         count(s.value) AS n_values,
-         -- Values with at most six decimals (nearly all): exact sums of whole micro-units.
-         sum(round(s.value * 1000000)::bigint)
-           FILTER (WHERE abs(s.value) < 1e9 AND round(s.value * 1000000) / 1000000 = s.value) AS sum_micro,
-         sum(s.value::numeric)
-           FILTER (WHERE NOT (abs(s.value) < 1e9 AND round(s.value * 1000000) / 1000000 = s.value)) AS sum_other,
-         min(s.value) AS min_value,
-         max(s.value) AS max_value,
-         min(s.start_at) AS first_start_at,
-         max(s.start_at) AS last_start_at
-  FROM health_store.samples s
-  -- In the order of samples_person_type_day_source, so the rows arrive grouped.
-  GROUP BY s.person, s.type, s.day, s.source
-),
-k AS (
-  SELECT g.*, c.rule, coalesce(ru.per_source_winner, false) AS per_source_winner, c.metric,
-         coalesce(ru.day_unit, c.unit) AS unit,
-         CASE WHEN g.sum_micro IS NOT NULL OR g.sum_other IS NOT NULL
-              THEN coalesce(g.sum_micro * 0.000001, 0) + coalesce(g.sum_other, 0) END AS sum_value
-  FROM g
-  LEFT JOIN health_store.catalog c ON c.type = g.type
+-- order rows are read in, sums of two sets add up to the sum of both, and a recompute equals
+-- the stored rollup to the last digit. Values below 10^9 with at most six decimals (nearly
+-- all) are added as whole micro-units in bigint, the exact same decimal and far cheaper than
+-- the cast; the rest as numeric.
+--
+-- One pass over the samples gives every aggregate; what only some rules need (sleep stages,
+-- workout sums) is filtered by the rule, so other rules pay nothing for it, and the latest
+-- sample is looked up only for rule latest. A SQL function without SET clauses, so callers
+-- get it inlined into their own plan.
+CREATE FUNCTION health_store.source_rollup(p_person text, p_type text, p_day date, p_source text,
+                                           p_samples health_store.sample_facts[])
+RETURNS SETOF health_store.rollup_source
+LANGUAGE sql STABLE
+AS $$
+  SELECT p_person, p_type, p_day, p_source, c.rule, coalesce(ru.per_source_winner, false),
+         c.metric, coalesce(ru.day_unit, c.unit), g.kind, g.samples, g.n_values, g.sum_value,
+         g.min_value, g.max_value, g.first_start_at, g.last_start_at,
+         health_store.source_total(c.rule, g.sum_value, g.asleep_s),
+         l.start_at, l.end_at, l.value, l.uuid,
+         g.asleep_s, g.in_bed_s, g.unspecified_s, g.awake_s, g.core_s, g.deep_s, g.rem_s, g.unknown_s,
+         g.workouts, g.duration_s, g.distance_m, g.energy_kcal,
+         NULL::integer
+  FROM (SELECT p_type AS type) t
+  LEFT JOIN health_store.catalog c ON c.type = t.type
   LEFT JOIN health_store.rules ru ON ru.rule = c.rule
-)
-SELECT k.person, k.type, k.day, k.source, k.rule, k.per_source_winner, k.metric, k.unit, k.kind, k.samples, k.n_values, k.sum_value,
-       k.min_value, k.max_value, k.first_start_at, k.last_start_at,
-       CASE k.rule WHEN 'total' THEN k.sum_value WHEN 'sleep' THEN sl.asleep_s / 60 END AS total,
-       l.start_at AS latest_start_at, l.end_at AS latest_end_at, l.value AS latest_value, l.uuid AS latest_uuid,
-       sl.in_bed_s, sl.unspecified_s, sl.awake_s, sl.core_s, sl.deep_s, sl.rem_s, sl.unknown_s,
-       w.workouts, w.duration_s, w.distance_m, w.energy_kcal
-FROM k
--- Rule sleep: seconds per stage (sleep_stages says which are asleep), unknown values apart.
-LEFT JOIN LATERAL (
-  SELECT coalesce(sum(x.span_s) FILTER (WHERE st.is_asleep), 0) AS asleep_s,
-         sum(x.span_s) FILTER (WHERE st.name = 'inBed') AS in_bed_s,
-         sum(x.span_s) FILTER (WHERE st.name = 'asleepUnspecified') AS unspecified_s,
-         sum(x.span_s) FILTER (WHERE st.name = 'awake') AS awake_s,
-         sum(x.span_s) FILTER (WHERE st.name = 'asleepCore') AS core_s,
-         sum(x.span_s) FILTER (WHERE st.name = 'asleepDeep') AS deep_s,
-         sum(x.span_s) FILTER (WHERE st.name = 'asleepREM') AS rem_s,
-         sum(x.span_s) FILTER (WHERE st.value IS NULL AND x.value IS NOT NULL) AS unknown_s
-  FROM (SELECT s.value, extract(epoch FROM s.end_at - s.start_at) AS span_s
-        FROM health_store.samples s
-        WHERE k.rule = 'sleep'
-          AND s.person = k.person AND s.type = k.type AND s.day = k.day AND s.source = k.source) x
-  LEFT JOIN health_store.sleep_stages st ON st.value = x.value
-  HAVING k.rule = 'sleep'
-) sl ON true
--- Rule workout: count and sums; distance and energy stay NULL when no workout carries them.
-LEFT JOIN LATERAL (
-  SELECT count(s.activity_type) AS workouts,
-         sum(s.duration_s::numeric) AS duration_s,
-         sum(s.distance_m::numeric) AS distance_m,
-         sum(s.energy_kcal::numeric) AS energy_kcal
+  CROSS JOIN LATERAL (
+    SELECT min(s.kind) AS kind,
+           count(*) AS samples,
+           count(s.value) AS n_values,
+           CASE WHEN count(s.value) > 0 THEN
+             -- Values with at most six decimals (nearly all): exact sums of whole micro-units.
+             coalesce(sum(round(s.value * 1000000)::bigint)
+                        FILTER (WHERE abs(s.value) < 1e9 AND round(s.value * 1000000) / 1000000 = s.value) * 0.000001, 0)
+             + coalesce(sum(s.value::numeric)
+                        FILTER (WHERE NOT (abs(s.value) < 1e9 AND round(s.value * 1000000) / 1000000 = s.value)), 0)
+           END AS sum_value,
+           min(s.value) AS min_value,
+           max(s.value) AS max_value,
+           min(s.start_at) AS first_start_at,
+           max(s.start_at) AS last_start_at,
+           -- Rule sleep: seconds per stage (sleep_stages says which are asleep), unknown
+           -- values apart.
+           CASE WHEN c.rule = 'sleep' THEN
+             coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE st.is_asleep), 0)
+           END AS asleep_s,
+           sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE st.name = 'inBed') AS in_bed_s,
+           sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE st.name = 'asleepUnspecified') AS unspecified_s,
+           sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE st.name = 'awake') AS awake_s,
+           sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE st.name = 'asleepCore') AS core_s,
+           sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE st.name = 'asleepDeep') AS deep_s,
+           sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE st.name = 'asleepREM') AS rem_s,
+           sum(extract(epoch FROM s.end_at - s.start_at))
+             FILTER (WHERE c.rule = 'sleep' AND st.value IS NULL AND s.value IS NOT NULL) AS unknown_s,
+           -- Rule workout: count and sums; distance and energy stay NULL when no workout
+           -- carries them.
+           CASE WHEN c.rule = 'workout' THEN count(s.activity_type) END AS workouts,
+           sum(s.duration_s::numeric) FILTER (WHERE c.rule = 'workout') AS duration_s,
+           sum(s.distance_m::numeric) FILTER (WHERE c.rule = 'workout') AS distance_m,
+           sum(s.energy_kcal::numeric) FILTER (WHERE c.rule = 'workout') AS energy_kcal
+    FROM unnest(p_samples) s
+    LEFT JOIN health_store.sleep_stages st ON c.rule = 'sleep' AND st.value = s.value
+    HAVING count(*) > 0
+  ) g
+  -- Rule latest: the source's latest sample with a value (start desc, end desc, uuid asc;
+  -- merge_source_rollups picks between two keys' latest by the same order).
+  LEFT JOIN LATERAL (
+    SELECT s.start_at, s.end_at, s.value, s.uuid
+    FROM unnest(p_samples) s
+    WHERE c.rule = 'latest' AND s.value IS NOT NULL
+    ORDER BY s.start_at DESC, s.end_at DESC, s.uuid
+    LIMIT 1
+  ) l ON true
+$$;
+
+COMMENT ON FUNCTION health_store.source_rollup(text, text, date, text, health_store.sample_facts[]) IS
+  'Rollup level 1 of one person, type, day and source made from a set of its samples (no row for none): the one definition of a level-1 row, used by calc_source and by the batch merge.';
+
+-- Level 1 of one key from two disjoint sets of its samples: a (the stored row, or NULL when
+-- the key has none) and b (source_rollup of samples just added). Equal, column by column, to
+-- source_rollup of both sets: counts and exact sums add (a sum stays NULL while neither set
+-- has a summand), min and max take the extremes, the latest sample is the later of the two
+-- by source_rollup's order, and the total follows from the merged sums. Keeps a's rank.
+CREATE FUNCTION health_store.merge_source_rollups(a health_store.rollup_source, b health_store.rollup_source)
+RETURNS SETOF health_store.rollup_source
+LANGUAGE sql STABLE
+AS $$
+  SELECT b.person, b.type, b.day, b.source, b.rule, b.per_source_winner, b.metric, b.unit,
+         least(a.kind, b.kind),
+         coalesce(a.samples + b.samples, b.samples),
+         coalesce(a.n_values + b.n_values, b.n_values),
+         coalesce(a.sum_value + b.sum_value, a.sum_value, b.sum_value),
+         least(a.min_value, b.min_value),
+         greatest(a.max_value, b.max_value),
+         least(a.first_start_at, b.first_start_at),
+         greatest(a.last_start_at, b.last_start_at),
+         health_store.source_total(b.rule, coalesce(a.sum_value + b.sum_value, a.sum_value, b.sum_value),
+                                   coalesce(a.asleep_s + b.asleep_s, a.asleep_s, b.asleep_s)),
+         l.start_at, l.end_at, l.value, l.uuid,
+         coalesce(a.asleep_s + b.asleep_s, a.asleep_s, b.asleep_s),
+         coalesce(a.in_bed_s + b.in_bed_s, a.in_bed_s, b.in_bed_s),
+         coalesce(a.unspecified_s + b.unspecified_s, a.unspecified_s, b.unspecified_s),
+         coalesce(a.awake_s + b.awake_s, a.awake_s, b.awake_s),
+         coalesce(a.core_s + b.core_s, a.core_s, b.core_s),
+         coalesce(a.deep_s + b.deep_s, a.deep_s, b.deep_s),
+         coalesce(a.rem_s + b.rem_s, a.rem_s, b.rem_s),
+         coalesce(a.unknown_s + b.unknown_s, a.unknown_s, b.unknown_s),
+         coalesce(a.workouts + b.workouts, a.workouts, b.workouts),
+         coalesce(a.duration_s + b.duration_s, a.duration_s, b.duration_s),
+         coalesce(a.distance_m + b.distance_m, a.distance_m, b.distance_m),
+         coalesce(a.energy_kcal + b.energy_kcal, a.energy_kcal, b.energy_kcal),
+         a.rank
+  FROM (SELECT 1) one
+  LEFT JOIN LATERAL (
+    SELECT x.start_at, x.end_at, x.value, x.uuid
+    FROM (VALUES (a.latest_start_at, a.latest_end_at, a.latest_value, a.latest_uuid),
+                 (b.latest_start_at, b.latest_end_at, b.latest_value, b.latest_uuid)) AS x (start_at, end_at, value, uuid)
+    WHERE x.start_at IS NOT NULL
+    ORDER BY x.start_at DESC, x.end_at DESC, x.uuid
+    LIMIT 1
+  ) l ON true
+$$;
+
+COMMENT ON FUNCTION health_store.merge_source_rollups(health_store.rollup_source, health_store.rollup_source) IS
+  'Rollup level 1 of one key from its stored row (or NULL) and source_rollup of samples added to it: equal to source_rollup of all of them.';
+
+-- Level 1 of every key held, from the samples: source_rollup of each key's samples. The key
+-- columns come from the grouping, so a filter on them reaches the index
+-- samples(person, type, day, source) and the rows arrive grouped.
+CREATE VIEW health_store.calc_source AS
+SELECT g.person, g.type, g.day, g.source, r.rule, r.per_source_winner, r.metric, r.unit, r.kind,
+       r.samples, r.n_values, r.sum_value, r.min_value, r.max_value, r.first_start_at,
+       r.last_start_at, r.total, r.latest_start_at, r.latest_end_at, r.latest_value,
+       r.latest_uuid, r.asleep_s, r.in_bed_s, r.unspecified_s, r.awake_s, r.core_s, r.deep_s,
+       r.rem_s, r.unknown_s, r.workouts, r.duration_s, r.distance_m, r.energy_kcal
+FROM (
+  SELECT s.person, s.type, s.day, s.source,
+         array_agg(ROW(s.kind, s.value, s.start_at, s.end_at, s.uuid, s.activity_type, s.duration_s,
+                       s.distance_m, s.energy_kcal)::health_store.sample_facts) AS samples
   FROM health_store.samples s
-  WHERE k.rule = 'workout'
-    AND s.person = k.person AND s.type = k.type AND s.day = k.day AND s.source = k.source
-  HAVING k.rule = 'workout'
-) w ON true
--- Rule latest: the source's latest sample (start desc, end desc, uuid asc).
-LEFT JOIN LATERAL (
-  SELECT s.start_at, s.end_at, s.value, s.uuid
-  FROM health_store.samples s
-  WHERE k.rule = 'latest'
-    AND s.person = k.person AND s.type = k.type AND s.day = k.day AND s.source = k.source
-    AND s.value IS NOT NULL
-  ORDER BY s.start_at DESC, s.end_at DESC, s.uuid
-  LIMIT 1
-) l ON true;
+  GROUP BY s.person, s.type, s.day, s.source
+) g
+CROSS JOIN LATERAL health_store.source_rollup(g.person, g.type, g.day, g.source, g.samples) r;
 
 COMMENT ON VIEW health_store.calc_source IS
-  'Rollup level 1 computed straight from health_store.samples: the definition refresh, rebuild and verify share.';
+  'Rollup level 1 computed straight from health_store.samples (source_rollup of each key''s samples): what refresh, rebuild and verify compare with and write.';
 
 -- Level 2 from level 1. Per-source winner (rules total and sleep): a fixed priority first
 -- (listed sources before unlisted), then the largest total, then the source that sorts first
@@ -237,6 +314,10 @@ RETURNS void LANGUAGE plpgsql
 SET jit = off
 SET plan_cache_mode = force_generic_plan
 AS $$
+DECLARE
+  v_day    date;
+  v_type   text;
+  v_ranked text[];
 BEGIN
   WITH k AS (
     SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)
@@ -251,13 +332,6 @@ BEGIN
     DELETE FROM health_store.rollup_day_type d USING k
     WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
       AND NOT EXISTS (SELECT 1 FROM x WHERE x.type = k.type AND x.day = k.day)
-  ),
-  -- Each source's rank, from the day's ranking.
-  ranked AS (
-    UPDATE health_store.rollup_source r SET rank = array_position(x.ranked_sources, r.source)
-    FROM x
-    WHERE r.person = p_person AND r.type = x.type AND r.day = x.day
-      AND r.rank IS DISTINCT FROM array_position(x.ranked_sources, r.source)
   )
   INSERT INTO health_store.rollup_day_type AS t (
     person, type, day, rule, per_source_winner, metric, unit, kind, samples, n_values,
@@ -298,6 +372,23 @@ BEGIN
           excluded.unspecified_min, excluded.awake_min, excluded.in_bed_min,
           excluded.unknown_min, excluded.workouts, excluded.duration_s, excluded.distance_m,
           excluded.energy_kcal);
+
+  -- Each source's rank (rules total and sleep), from the day's ranking just written: one
+  -- statement per (day, type) pair, which can only be an index scan of that pair. (Joined
+  -- to the pairs instead, the cached plan can hash every level 1 row of the person: it is
+  -- made on the first batch, when the tables look empty.)
+  FOR v_day, v_type, v_ranked IN
+    SELECT d.day, d.type, d.ranked_sources
+    FROM (SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)) k
+    CROSS JOIN LATERAL (SELECT d.day, d.type, d.ranked_sources FROM health_store.rollup_day_type d
+                        WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
+                          AND d.per_source_winner
+                        OFFSET 0) d
+  LOOP
+    UPDATE health_store.rollup_source r SET rank = array_position(v_ranked, r.source)
+    WHERE r.person = p_person AND r.type = v_type AND r.day = v_day
+      AND r.rank IS DISTINCT FROM array_position(v_ranked, r.source);
+  END LOOP;
 
   WITH k AS (
     SELECT DISTINCT u.day FROM unnest(p_days) AS u(day)
@@ -369,16 +460,28 @@ $$;
 COMMENT ON FUNCTION health_store.refresh_day_types(text, date[], text[]) IS
   'Recomputes level 2 (rollup_day_type) and the ranks of the given (day, type) pairs of one person from rollup_source, then level 3 (rollup_day) of their days. Caller holds the person lock.';
 
--- The rollups of the given (day, type, source) keys of one person, from the samples, then
--- everything derived from them. store_batch calls it in the batch's transaction, holding the
--- person lock, with every key the batch touched (the old key of a replaced sample included).
-CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+-- The rollups after one batch of one person, then everything derived from them. store_batch
+-- calls it in the batch's transaction, holding the person lock, with
+--   p_days, p_types, p_sources  the keys to recompute from the samples: every key a replaced
+--                               sample left or joined (NULL: none)
+--   p_added                     per key, the samples the batch inserted into every other key
+--                               it touched (NULL: none; never a key to recompute): those keys
+--                               only gained samples, so their stored row is merged with
+--                               source_rollup of the added samples instead of reading all of
+--                               the key's samples again.
+-- Level 1 is one statement for both kinds of key; then levels 2 and 3 for every (day, type)
+-- touched.
+CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[], p_sources text[],
+                                                              p_added health_store.added_samples[])
 RETURNS void LANGUAGE plpgsql
 SET jit = off
 SET plan_cache_mode = force_generic_plan
 AS $$
+DECLARE
+  v_days  date[];
+  v_types text[];
 BEGIN
-  IF p_days IS NULL OR cardinality(p_days) = 0 THEN
+  IF coalesce(cardinality(p_days), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
     RETURN;
   END IF;
 
@@ -390,6 +493,21 @@ BEGIN
     CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
                         WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
                         OFFSET 0) v
+    UNION ALL
+    -- The stored row (none for a new key) merged with the added samples' own row.
+    SELECT m.person, m.type, m.day, m.source, m.rule, m.per_source_winner, m.metric, m.unit,
+           m.kind, m.samples, m.n_values, m.sum_value, m.min_value, m.max_value,
+           m.first_start_at, m.last_start_at, m.total, m.latest_start_at, m.latest_end_at,
+           m.latest_value, m.latest_uuid, m.asleep_s, m.in_bed_s, m.unspecified_s, m.awake_s,
+           m.core_s, m.deep_s, m.rem_s, m.unknown_s, m.workouts, m.duration_s, m.distance_m,
+           m.energy_kcal
+    FROM unnest(p_added) AS a
+    CROSS JOIN LATERAL health_store.source_rollup(p_person, a.type, a.day, a.source, a.samples) n
+    -- One index probe per key. (A join could hash every level 1 row of the person.)
+    LEFT JOIN LATERAL (SELECT t AS stored FROM health_store.rollup_source t
+                       WHERE t.person = p_person AND t.type = a.type AND t.day = a.day AND t.source = a.source
+                       OFFSET 0) t ON true
+    CROSS JOIN LATERAL health_store.merge_source_rollups(t.stored, n) m
   ),
   -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
   gone AS (
@@ -400,13 +518,13 @@ BEGIN
   INSERT INTO health_store.rollup_source AS t (
     person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values,
     sum_value, min_value, max_value, first_start_at, last_start_at, total, latest_start_at,
-    latest_end_at, latest_value, latest_uuid, in_bed_s, unspecified_s, awake_s, core_s, deep_s,
-    rem_s, unknown_s, workouts, duration_s, distance_m, energy_kcal)
+    latest_end_at, latest_value, latest_uuid, asleep_s, in_bed_s, unspecified_s, awake_s,
+    core_s, deep_s, rem_s, unknown_s, workouts, duration_s, distance_m, energy_kcal)
   SELECT x.person, x.type, x.day, x.source, x.rule, x.per_source_winner, x.metric, x.unit,
          x.kind, x.samples, x.n_values, x.sum_value, x.min_value, x.max_value, x.first_start_at,
          x.last_start_at, x.total, x.latest_start_at, x.latest_end_at, x.latest_value,
-         x.latest_uuid, x.in_bed_s, x.unspecified_s, x.awake_s, x.core_s, x.deep_s, x.rem_s,
-         x.unknown_s, x.workouts, x.duration_s, x.distance_m, x.energy_kcal
+         x.latest_uuid, x.asleep_s, x.in_bed_s, x.unspecified_s, x.awake_s, x.core_s, x.deep_s,
+         x.rem_s, x.unknown_s, x.workouts, x.duration_s, x.distance_m, x.energy_kcal
   FROM x
   ON CONFLICT (person, type, day, source) DO UPDATE SET
     rule = excluded.rule, per_source_winner = excluded.per_source_winner,
@@ -416,33 +534,52 @@ BEGIN
     first_start_at = excluded.first_start_at, last_start_at = excluded.last_start_at,
     total = excluded.total, latest_start_at = excluded.latest_start_at,
     latest_end_at = excluded.latest_end_at, latest_value = excluded.latest_value,
-    latest_uuid = excluded.latest_uuid, in_bed_s = excluded.in_bed_s,
-    unspecified_s = excluded.unspecified_s, awake_s = excluded.awake_s,
-    core_s = excluded.core_s, deep_s = excluded.deep_s, rem_s = excluded.rem_s,
-    unknown_s = excluded.unknown_s, workouts = excluded.workouts,
+    latest_uuid = excluded.latest_uuid, asleep_s = excluded.asleep_s,
+    in_bed_s = excluded.in_bed_s, unspecified_s = excluded.unspecified_s,
+    awake_s = excluded.awake_s, core_s = excluded.core_s, deep_s = excluded.deep_s,
+    rem_s = excluded.rem_s, unknown_s = excluded.unknown_s, workouts = excluded.workouts,
     duration_s = excluded.duration_s, distance_m = excluded.distance_m,
     energy_kcal = excluded.energy_kcal
   -- Unchanged rows are not rewritten.
   WHERE (t.rule, t.per_source_winner, t.metric, t.unit, t.kind, t.samples, t.n_values,
           t.sum_value, t.min_value, t.max_value, t.first_start_at, t.last_start_at, t.total,
-          t.latest_start_at, t.latest_end_at, t.latest_value, t.latest_uuid, t.in_bed_s,
-          t.unspecified_s, t.awake_s, t.core_s, t.deep_s, t.rem_s, t.unknown_s, t.workouts,
-          t.duration_s, t.distance_m, t.energy_kcal)
+          t.latest_start_at, t.latest_end_at, t.latest_value, t.latest_uuid, t.asleep_s,
+          t.in_bed_s, t.unspecified_s, t.awake_s, t.core_s, t.deep_s, t.rem_s, t.unknown_s,
+          t.workouts, t.duration_s, t.distance_m, t.energy_kcal)
     IS DISTINCT FROM (excluded.rule, excluded.per_source_winner, excluded.metric, excluded.unit,
           excluded.kind, excluded.samples, excluded.n_values, excluded.sum_value,
           excluded.min_value, excluded.max_value, excluded.first_start_at,
           excluded.last_start_at, excluded.total, excluded.latest_start_at,
           excluded.latest_end_at, excluded.latest_value, excluded.latest_uuid,
-          excluded.in_bed_s, excluded.unspecified_s, excluded.awake_s, excluded.core_s,
-          excluded.deep_s, excluded.rem_s, excluded.unknown_s, excluded.workouts,
-          excluded.duration_s, excluded.distance_m, excluded.energy_kcal);
+          excluded.asleep_s, excluded.in_bed_s, excluded.unspecified_s, excluded.awake_s,
+          excluded.core_s, excluded.deep_s, excluded.rem_s, excluded.unknown_s,
+          excluded.workouts, excluded.duration_s, excluded.distance_m, excluded.energy_kcal);
 
-  PERFORM health_store.refresh_day_types(p_person, p_days, p_types);
+  -- Levels 2 and 3 of every (day, type) either kind of key touched.
+  SELECT array_agg(d.day), array_agg(d.type) INTO v_days, v_types FROM (
+    SELECT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)
+    UNION
+    SELECT a.day, a.type FROM unnest(p_added) AS a) d;
+  PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]) IS
+  'Refreshes the rollups after one batch of one person: the given (day, type, source) keys recomputed from the samples, the keys that only gained samples merged from their stored row and the added samples, then the day values and summary rows derived from them. Called by store_batch under the person lock.';
+
+-- The rollups of the given (day, type, source) keys of one person, recomputed from the
+-- samples, then everything derived from them. For writers that move samples between keys
+-- (set_time_zone); the caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+RETURNS void LANGUAGE plpgsql
+AS $$
+BEGIN
+  PERFORM health_store.refresh_batch_rollups(p_person, p_days, p_types, p_sources, NULL);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.refresh_rollups(text, date[], text[], text[]) IS
-  'Recomputes the rollups of the given (day, type, source) keys of one person from the samples, and the day values and summary rows derived from them. Called by store_batch under the person lock.';
+  'Recomputes the rollups of the given (day, type, source) keys of one person from the samples, and the day values and summary rows derived from them. Caller holds the person lock.';
 
 -- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
 -- Caller holds the person lock.
@@ -532,12 +669,12 @@ BEGIN
     INSERT INTO health_store.rollup_source (
       person, type, day, source, rule, per_source_winner, metric, unit, kind, samples, n_values,
       sum_value, min_value, max_value, first_start_at, last_start_at, total, latest_start_at,
-      latest_end_at, latest_value, latest_uuid, in_bed_s, unspecified_s, awake_s, core_s,
-      deep_s, rem_s, unknown_s, workouts, duration_s, distance_m, energy_kcal)
+      latest_end_at, latest_value, latest_uuid, asleep_s, in_bed_s, unspecified_s, awake_s,
+      core_s, deep_s, rem_s, unknown_s, workouts, duration_s, distance_m, energy_kcal)
     SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit,
            v.kind, v.samples, v.n_values, v.sum_value, v.min_value, v.max_value,
            v.first_start_at, v.last_start_at, v.total, v.latest_start_at, v.latest_end_at,
-           v.latest_value, v.latest_uuid, v.in_bed_s, v.unspecified_s, v.awake_s, v.core_s,
+           v.latest_value, v.latest_uuid, v.asleep_s, v.in_bed_s, v.unspecified_s, v.awake_s, v.core_s,
            v.deep_s, v.rem_s, v.unknown_s, v.workouts, v.duration_s, v.distance_m, v.energy_kcal
     FROM health_store.calc_source v WHERE v.person = v_person
     ORDER BY v.day, v.type, v.source;
@@ -609,7 +746,10 @@ COMMENT ON FUNCTION health_store.verify_rollups(text) IS
   'Lists every difference between one person''s stored rollups and a recompute (level, key, stored row, recomputed row); no rows means they are equal.';
 
 REVOKE EXECUTE ON FUNCTION
+  health_store.source_rollup(text, text, date, text, health_store.sample_facts[]),
+  health_store.merge_source_rollups(health_store.rollup_source, health_store.rollup_source),
   health_store.refresh_rollups(text, date[], text[], text[]),
+  health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]),
   health_store.refresh_day_types(text, date[], text[]),
   health_store.refresh_person_derived(text, text),
   health_store.rebuild_rollups(text),
