@@ -1,7 +1,8 @@
 -- Per-day rollups behind the health views, and the rule data they are made from.
 --
 -- Three levels, each a pure function of the one below it, all kept inside the batch
--- transaction for exactly the keys a batch touched (migration 0011):
+-- transaction for exactly the keys a batch touched (migration 0011; a key that only gained
+-- samples has its level-1 row merged with the added samples' instead of recomputed):
 --
 --   health_store.samples          one row per sample held
 --     └ rollup_source             per person, type, day, source: counts, sums, stages, ranks
@@ -9,8 +10,9 @@
 --             └ rollup_day        per person, day: the daily_summary row
 --
 -- Sums are kept as numeric (each value rounded to the 15 significant digits PostgreSQL's
--- float8-to-numeric cast keeps), so a sum never depends on the order rows were read in and a
--- recompute is equal to the stored rollup to the last digit.
+-- float8-to-numeric cast keeps), so a sum never depends on the order rows were read in, the
+-- sums of two sets of samples add up to the sum of both, and a recompute is equal to the
+-- stored rollup to the last digit.
 
 -- Rules as data: what each catalog rule does, so views join by rule instead of naming types.
 CREATE TABLE health_store.rules (
@@ -104,7 +106,7 @@ WITH (fillfactor = 70);
 CREATE INDEX rollup_source_winners ON health_store.rollup_source (person, day) WHERE per_source_winner;
 
 COMMENT ON TABLE health_store.rollup_source IS
-  'Rollup level 1: per person, type, local day and source, the aggregates of the samples held; refreshed by refresh_rollups inside each batch.';
+  'Rollup level 1: per person, type, local day and source, the aggregates of the samples held; kept by refresh_batch_rollups inside each batch.';
 
 -- Level 2: one row per person, type and day with at least one sample.
 CREATE TABLE health_store.rollup_day_type (

@@ -298,14 +298,16 @@ GROUP BY d.person, d.day;
 COMMENT ON VIEW health_store.calc_day IS
   'Rollup level 3 computed from rollup_day_type: the daily_summary pivot, the only place its metrics are named (as health.catalog.metric).';
 
--- Refreshing runs as three statements, one per level, each reading the level below as the
--- previous statement left it; deletes of keys left without data ride along in the same
--- statement. Each asks its calc view one key at a time, in a LATERAL subquery kept apart
--- with OFFSET 0: the key's equality conditions are pushed under the view's GROUP BY (or
--- window) into an index scan of exactly that key. (Joined or `= ANY` conditions are not: the
--- view would be computed for every key of the person.) Plans are generic (the statements are keyed the same way every time) and never
--- JIT-compiled: a plan over a few keys can look costly enough to be compiled, and compiling
--- costs more than running it.
+-- Refreshing runs as one statement per level, each reading the level below as the previous
+-- statement left it; deletes of keys left without data ride along in the same statement.
+-- Each asks its calc view one key at a time, in a LATERAL subquery kept apart with OFFSET 0:
+-- the key's equality conditions are pushed under the view's GROUP BY (or window) into an
+-- index scan of exactly that key. (Joined or `= ANY` conditions are not: the view would be
+-- computed for every key of the person.) Stored rows are read and ranks written the same
+-- way, key by key. Plans are generic (the statements are keyed the same way every time) and
+-- never JIT-compiled: a plan over a few keys can look costly enough to be compiled, and
+-- compiling costs more than running it. A generic plan is made on a session's first call,
+-- often when the tables are still empty; only a per-key index scan stays right as they grow.
 
 -- Levels 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: the
 -- day values and each source's rank, then the days' summary rows. Caller holds the person lock.
