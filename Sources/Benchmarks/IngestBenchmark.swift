@@ -19,6 +19,8 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     var keep: String?
     var runs = 2
     var manualExportDays = 0
+    var withoutRefresh = false
+    var functionTimes = false
     var index = 0
     while index < arguments.count {
         let argument = arguments[index]
@@ -40,11 +42,18 @@ func runIngestBenchmark(_ arguments: [String]) throws {
         case "--full-batches":
             // Manual 30-day exports: 1000-sample batches instead of the schedule's few hundred.
             manualExportDays = 30
+        case "--without-refresh":
+            // Each run also ingests into a database whose rollup refresh does nothing: what
+            // the rollups add to a batch, measured next to it.
+            withoutRefresh = true
+        case "--function-times":
+            // Server time per SQL function (track_functions) of each run's ingest.
+            functionTimes = true
         case "--runs":
             guard let n = Int(try value()), n > 0 else { throw BenchmarkError.usage("--runs must be a positive whole number") }
             runs = n
         default:
-            throw BenchmarkError.usage("usage: health-warehouse-bench ingest [--days N (1150)] [--format json|csv] [--runs N (2)] [--full-batches] [--keep DIR]")
+            throw BenchmarkError.usage("usage: health-warehouse-bench ingest [--days N (1150)] [--format json|csv] [--runs N (2)] [--full-batches] [--without-refresh] [--function-times] [--keep DIR]")
         }
     }
     func say(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
@@ -68,6 +77,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     let admin = try PostgresConnection(connectionString: cluster.connectionString(database: "postgres"))
     defer { admin.close() }
     try admin.query("ALTER SYSTEM SET autovacuum = off")
+    if functionTimes { try admin.query("ALTER SYSTEM SET track_functions = 'all'") }
     try admin.query("SELECT pg_reload_conf()")
     let schema = Migrator().migrations.map(\.fileName).joined(separator: ", ")
     say("schema: \(schema)")
@@ -84,7 +94,35 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     var bestIngestServerCPU = Double.infinity, bestIngestOwnCPU = Double.infinity, bestCopyServerCPU = Double.infinity
     var copied = 0
     var ingestTimes: [String] = [], copyTimes: [String] = []
+    var bestBare = Double.infinity, bestBareServerCPU = Double.infinity, bareTimes: [String] = []
     for run in 1...runs {
+        if withoutRefresh {
+            // The same ingest into a database where the refresh store_batch calls does nothing.
+            let bare = try cluster.freshDatabase(label: "bench_bare_\(run)")
+            // (A schema from before refresh_batch_rollups: store_batch called refresh_rollups.)
+            try bare.query("""
+                DO $do$ BEGIN
+                  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'refresh_batch_rollups') THEN
+                    CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[],
+                      p_sources text[], p_added health_store.added_samples[]) RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$;
+                  ELSE
+                    CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+                    RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$;
+                  END IF;
+                END $do$
+                """)
+            let pool = PostgresPool(connectionString: bare.connectionString, maxConnections: 2)
+            try admin.query("CHECKPOINT")
+            let serverBefore = serverCPUSeconds(cluster)
+            let summary = Ingester(pool: pool, options: IngestOptions()).run([folder])
+            pool.close()
+            usleep(200_000)
+            guard summary.failures.isEmpty else { throw BenchmarkError.usage("ingest failed: \(summary.failures.prefix(3))") }
+            bestBareServerCPU = min(bestBareServerCPU, serverCPUSeconds(cluster) - serverBefore)
+            bestBare = min(bestBare, summary.seconds)
+            bareTimes.append(String(format: "%.1f", summary.seconds))
+            say("run \(run): ingest without the rollup refresh \(String(format: "%.1f", summary.seconds)) s")
+        }
         let db = try cluster.freshDatabase(label: "bench_ingest_\(run)")
         let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 2)
         try admin.query("CHECKPOINT")
@@ -124,6 +162,15 @@ func runIngestBenchmark(_ arguments: [String]) throws {
         copyTimes.append(String(format: "%.1f", copySeconds))
         bestCopy = min(bestCopy, copySeconds)
         copied = try copyDB.scalar("SELECT count(*) FROM health_store.samples") ?? 0
+        if functionTimes {
+            usleep(500_000)  // the backends' statistics reach the shared ones when they exit
+            for row in try db.query("""
+                SELECT funcname, calls, round(total_time::numeric), round(self_time::numeric) FROM pg_stat_user_functions
+                ORDER BY total_time DESC LIMIT 8
+                """) {
+                say("  \(row[0] ?? ""): \(row[1] ?? "") calls, \(row[2] ?? "") ms (\(row[3] ?? "") ms in itself)")
+            }
+        }
         say("run \(run): ingest \(String(format: "%.1f", summary.seconds)) s, COPY \(String(format: "%.1f", copySeconds)) s; load average \(loadAverage())")
     }
     let ingestRows = Double(rows) / bestIngest
@@ -146,11 +193,16 @@ func runIngestBenchmark(_ arguments: [String]) throws {
                             now() - start, status.status)
     }
 
+    // What the rollup refresh adds to ingest: the same backlog into a database without it.
+    let rollupLine = !withoutRefresh ? "" : String(
+        format: "\n  rollups: %.1f s without the rollup refresh (best of %@ s): the refresh adds %+.1f%% wall clock; server CPU %.1f s vs %.1f s: %+.1f%%",
+        bestBare, bareTimes.joined(separator: ", "), (bestIngest - bestBare) / bestBare * 100,
+        bestIngestServerCPU, bestBareServerCPU, (bestIngestServerCPU - bestBareServerCPU) / bestBareServerCPU * 100)
     print("""
         ingest benchmark (\(days) days, \(format.rawValue), \(manualExportDays > 0 ? "manual 30-day exports" : "scheduled exports"), \(summary.bodies) files, \(result.samples) samples, \(rows) distinct rows)
           ingest:  \(String(format: "%.1f", bestIngest)) s, \(Int(ingestSamples)) samples/s (\(Int(ingestRows)) rows stored/s), \(result.batches) batches, one transaction each (best of \(ingestTimes.joined(separator: ", ")) s; \(String(format: "%.1f", result.databaseSeconds)) s of it inside the batches' transactions)
           COPY:    \(String(format: "%.1f", bestCopy)) s, \(Int(copyRows)) rows/s into the same tables and indexes, \(copied) samples + \(dumps.filter { $0.table != "samples" }.map(\.table).joined(separator: " + ")) (best of \(copyTimes.joined(separator: ", ")) s)
-          ratio:   \(String(format: "%.2f", ingestRows / copyRows))× COPY's rate (rows stored/s, wall clock; goal ≥ 0.8×)
+          ratio:   \(String(format: "%.2f", ingestRows / copyRows))× COPY's rate (rows stored/s, wall clock; goal ≥ 0.8×)\(rollupLine)
           CPU:     server \(String(format: "%.1f", bestIngestServerCPU)) s for ingest (+ \(String(format: "%.1f", bestIngestOwnCPU)) s in this process reading and decoding) vs \(String(format: "%.1f", bestCopyServerCPU)) s for COPY: \(String(format: "%.2f", bestCopyServerCPU / bestIngestServerCPU))× COPY's rows per server CPU second
           re-run:  \(String(format: "%.3f", rerun.seconds)) s over \(rerun.filesSeen) unchanged files (\(rerun.filesSkipped) skipped, \(rerun.batches) batches)
                    \(String(format: "%.3f", rerun1000.seconds)) s over \(files.count) unchanged files in-process (goal < 1 s for 1000)

@@ -349,7 +349,7 @@ struct ViewsBenchmark {
     // MARK: - Rollup upkeep
 
     /// The same 1000-sample batches into two fresh databases, one with the rollup refresh and
-    /// one where refresh_rollups does nothing; the difference is what the rollups cost a batch.
+    /// one where the refresh does nothing; the difference is what the rollups cost a batch.
     func measureUpkeep(_ databases: Databases) throws {
         let source = try PostgresConnection(connectionString: try databases.fresh("upkeep_source"))
         defer { source.close() }
@@ -400,8 +400,10 @@ struct ViewsBenchmark {
         let with = try PostgresConnection(connectionString: try databases.fresh("upkeep_with"))
         let without = try PostgresConnection(connectionString: try databases.fresh("upkeep_without"))
         defer { with.close(); without.close() }
+        // store_batch's refresh (refresh_batch_rollups) does nothing there.
         try without.query("""
-            CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+            CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[], p_sources text[],
+                                                                          p_added health_store.added_samples[])
             RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
             """)
         for c in [with, without] { try c.query("SELECT health.set_time_zone('u', $1)", [Self.zone]) }
