@@ -40,7 +40,7 @@ let package = Package(
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
         .target(name: "TestSupport", dependencies: ["Postgres", "Warehouse"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload"],
+        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "TestSupport"]),

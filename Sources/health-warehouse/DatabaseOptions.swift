@@ -42,6 +42,15 @@ struct DatabaseOptions {
         return try body(session.connectionString)
     }
 
+    /// Runs `body` with one connection to the database `withDatabase` gives, closed after.
+    func withConnection<T>(migrate: Bool, _ body: (PostgresConnection) throws -> T) throws -> T {
+        try withDatabase(migrate: migrate) { url in
+            let connection = try PostgresConnection(connectionString: url)
+            defer { connection.close() }
+            return try body(connection)
+        }
+    }
+
     /// Applies pending migrations, printing what it applied on stderr.
     func runMigrations(_ connectionString: String) throws {
         let connection = try PostgresConnection(connectionString: connectionString)

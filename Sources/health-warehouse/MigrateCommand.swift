@@ -32,9 +32,7 @@ struct MigrateCommand: Command {
     }
 
     func run() throws -> Int32 {
-        try database.withDatabase(migrate: false) { url in
-            let connection = try PostgresConnection(connectionString: url)
-            defer { connection.close() }
+        try database.withConnection(migrate: false) { connection in
             let migrator = Migrator()
             if status {
                 for entry in try migrator.status(connection) {

@@ -34,9 +34,7 @@ struct SetTimeZoneCommand: Command {
     }
 
     func run() throws -> Int32 {
-        try database.withDatabase(migrate: true) { url in
-            let connection = try PostgresConnection(connectionString: url)
-            defer { connection.close() }
+        try database.withConnection(migrate: true) { connection in
             do {
                 try connection.query("SELECT health.set_time_zone($1, $2)", [person, timeZone])
             } catch let error as PostgresError where error.kind == .server && error.sqlState == "22023" {

@@ -32,9 +32,7 @@ struct StatusCommand: Command {
     }
 
     func run() throws -> Int32 {
-        try database.withDatabase(migrate: false) { url in
-            let connection = try PostgresConnection(connectionString: url)
-            defer { connection.close() }
+        try database.withConnection(migrate: false) { connection in
             let migrations = try Migrator().status(connection)
             let pending = migrations.filter { $0.appliedAt == nil }
             guard pending.isEmpty else {

@@ -42,7 +42,7 @@ final class FilledDatabase: @unchecked Sendable {
         }
         // A second person with ten days of phone steps and no time zone: every query must keep
         // the two apart.
-        var alex = SplitMix64(seed: 99)
+        var alex = SeededGenerator(seed: 99)
         var samples: [String] = []
         for back in 1...10 {
             let day = Date().addingTimeInterval(Double(-back) * 86_400)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Realistic healthd v1 bodies for one person over the weeks up to now, built the way the app
 /// sends them, with what the views must then say about them.
@@ -50,7 +51,7 @@ struct HealthHistory {
     private(set) var unknownSamples = 0
     private(set) var workoutCount = 0
 
-    private var random: SplitMix64
+    private var random: SeededGenerator
     private var calendar: Calendar
     private var daySamples: [[String]] = []
 
@@ -59,7 +60,7 @@ struct HealthHistory {
         self.timeZone = TimeZone(identifier: timeZone)!
         self.dayCount = days
         self.now = now
-        random = SplitMix64(seed: seed)
+        random = SeededGenerator(seed: seed)
         calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = self.timeZone
         build()
@@ -418,20 +419,8 @@ struct HealthHistory {
     }
 }
 
-/// SplitMix64: the same numbers on every run and machine.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Draws the history is made of, from TestSupport's seeded generator.
+extension SeededGenerator {
     /// 0 ..< upperBound
     mutating func int(_ upperBound: Int) -> Int { Int(next() % UInt64(upperBound)) }
 

@@ -442,30 +442,20 @@ struct HTTPServerTests {
         #expect(response.status == 200)
     }
 
-    @Test("[::1] listens on IPv6 loopback and reports the client as ::1")
-    func ipv6Loopback() throws {
+    /// [::1] listens on IPv6 loopback; [::] takes IPv4 clients too (dual stack), reported
+    /// in IPv4 form.
+    @Test("IPv6 listen addresses serve their clients and report each client's address",
+          arguments: [("[::1]:0", "::1"), ("[::]:0", "127.0.0.1")])
+    func ipv6Listen(listen: String, client: String) throws {
         let log = RequestLog()
-        let server = try startServer(address: try ListenAddress.parse("[::1]:0")) { request in
+        let server = try startServer(address: try ListenAddress.parse(listen)) { request in
             log.record(request)
             return HTTPResponse(status: 200)
         }
         defer { server.stop(graceSeconds: 0) }
-        let response = try HTTPTestClient.request(host: "::1", port: server.boundPort)
+        let response = try HTTPTestClient.request(host: client, port: server.boundPort)
         #expect(response.status == 200)
-        #expect(log.all.first?.remoteAddress == "::1")
-    }
-
-    @Test("[::] takes IPv4 clients too (dual stack), reported in IPv4 form")
-    func dualStack() throws {
-        let log = RequestLog()
-        let server = try startServer(address: try ListenAddress.parse("[::]:0")) { request in
-            log.record(request)
-            return HTTPResponse(status: 200)
-        }
-        defer { server.stop(graceSeconds: 0) }
-        let response = try HTTPTestClient.request(host: "127.0.0.1", port: server.boundPort)
-        #expect(response.status == 200)
-        #expect(log.all.first?.remoteAddress == "127.0.0.1")
+        #expect(log.all.first?.remoteAddress == client)
     }
 
     @Test("starting a second server on a port in use fails with addressInUse naming the address")

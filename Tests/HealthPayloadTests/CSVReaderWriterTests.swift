@@ -1,6 +1,7 @@
 import Foundation
 import HealthPayload
 import Testing
+import TestSupport
 
 @Suite("CSV reader and writer")
 struct CSVReaderWriterTests {

@@ -1,6 +1,7 @@
 import Foundation
 import HealthPayload
 import Testing
+import TestSupport
 
 /// What one body gave, after its invariants were checked.
 enum Outcome: Equatable {
