@@ -65,7 +65,13 @@ public enum ProcessRunner {
     @discardableResult
     public static func run(_ program: String, _ arguments: [String]) throws -> Result {
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw ClusterError.commandFailed(command: program, status: -1, output: "pipe failed") }
+        // Created close-on-exec: a program spawned at the same moment by another thread must
+        // not inherit it. (A postmaster started by that other program would hold it open for
+        // its whole life, and this read would never see the end of the output.) The child's
+        // own copies on 1 and 2 are made by dup2 and stay open. A socket pair, because
+        // Swift's Glibc module does not offer pipe2.
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw ClusterError.commandFailed(command: program, status: -1, output: "pipe failed") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

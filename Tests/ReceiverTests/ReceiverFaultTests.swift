@@ -58,4 +58,79 @@ struct ReceiverFaultTests {
             #expect(try db.scalar("SELECT count(*) FROM health_store.deliveries", as: Int.self) == 0)
         }
     }
+
+    /// A batch of 1000 samples, about half a megabyte of table.
+    static func largeBatch(_ n: Int) -> [UInt8] {
+        let samples = (0..<1000).map { i in
+            Bodies.quantity(uuid: String(format: "D%07d-0000-4000-8000-%012d", n, i), start: "2026-08-21T10:00:00.000+02:00",
+                            value: "\(i)", id: String(format: "%064d", n * 1000 + i))
+        }
+        return Bodies.json(samples: samples, exportId: String(format: "D%07d-0000-4000-8000-000000000000", n), sequence: 1)
+    }
+
+    /// The samples table is moved to a tablespace on a 2 MB tmpfs, which fills after a few
+    /// batches: PostgreSQL fails to extend the table (SQLSTATE 53100, disk full).
+    @Test("a full disk answers 503 with Retry-After, never 4xx; the failed batch left nothing; with space back it stores fully",
+          .enabled(if: SmallFilesystem.canMount, "mounting a tmpfs needs root"))
+    func diskFull() throws {
+        let disk = try SmallFilesystem(megabytes: 2, owner: LocalCluster.superuser)
+        defer { disk.remove() }
+        let cluster = try TestCluster()
+        defer { cluster.destroy() }  // before the filesystem is unmounted: defers run in reverse
+        let db = try cluster.freshDatabase(label: "disk_full")
+        try db.query("CREATE TABLESPACE small LOCATION '\(disk.path)'")
+        try db.query("ALTER TABLE health_store.samples SET TABLESPACE small")
+        let receiver = try RunningReceiver(connectionString: db.connectionString)
+        defer { receiver.stop() }
+
+        var stored = 0
+        var refused: HTTPTestResponse?
+        for n in 0..<20 {
+            let answer = try receiver.post(Self.largeBatch(n))
+            guard answer.status == 200 else { refused = answer; break }
+            stored += 1
+        }
+        let answer = try #require(refused, "2 MB must fill within 20 batches of 1000 samples")
+        #expect(answer.status == 503, "a full disk is transient: the app must keep the batch and retry")
+        #expect(answer.header("Retry-After") == "60")
+        #expect(stored >= 1, "the first batch fits")
+        #expect(try db.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) == stored * 1000, "nothing of the refused batch")
+        #expect(try db.scalar("SELECT count(*) FROM health_store.deliveries", as: Int.self) == stored)
+
+        // Space is back: the table moves to the cluster's own disk; the same batch stores fully.
+        try db.query("ALTER TABLE health_store.samples SET TABLESPACE pg_default")
+        let retried = try receiver.post(Self.largeBatch(stored))
+        #expect(retried.status == 200)
+        #expect(json(retried)["inserted"] as? Int == 1000)
+        #expect(try db.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) == (stored + 1) * 1000)
+        try db.query("DROP TABLESPACE small")
+    }
+}
+
+/// A small tmpfs mounted for one test, owned by the database server's user, so a tablespace
+/// on it runs out of space for real.
+struct SmallFilesystem {
+    let path: String
+
+    /// Mounting needs root (the server then runs as the `postgres` user through runuser).
+    static var canMount: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }
+
+    init(megabytes: Int, owner: String) throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("hw-small-fs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        guard let user = getpwnam(owner) else { throw FilesystemError(message: "no user \(owner)") }
+        let mounted = try CLIProcess.runProgram("/bin/mount", [
+            "-t", "tmpfs", "-o", "size=\(megabytes)m,uid=\(user.pointee.pw_uid),gid=\(user.pointee.pw_gid),mode=0700", "tmpfs", path])
+        guard mounted.status == 0 else { throw FilesystemError(message: "mount failed: \(mounted.stderr)") }
+    }
+
+    func remove() {
+        _ = try? CLIProcess.runProgram("/bin/umount", [path])
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    struct FilesystemError: Error, CustomStringConvertible {
+        let message: String
+        var description: String { message }
+    }
 }
