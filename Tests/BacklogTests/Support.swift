@@ -81,12 +81,10 @@ func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
     let folder = try TempFolder("gz")
     defer { folder.remove() }
     let path = try folder.write("in", bytes)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
-    process.arguments = ["-c", "gzip -c -n \"$0\" > \"$0.gz\"", path]
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw BacklogError("gzip failed") }
+    // ProcessRunner, not Foundation's Process: its waitUntilExit can hang on the concurrency
+    // threads tests run on.
+    let result = try ProcessRunner.run("/bin/sh", ["-c", "gzip -c -n \"$0\" > \"$0.gz\"", path])
+    guard result.status == 0 else { throw BacklogError("gzip failed: \(result.output)") }
     return Array(try Data(contentsOf: URL(fileURLWithPath: path + ".gz")))
 }
 
