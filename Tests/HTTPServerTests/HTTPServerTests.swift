@@ -11,8 +11,7 @@ struct HTTPServerTests {
     @Test("GET round-trips method, raw path, headers and the response's status, headers and body")
     func getRoundTrip() throws {
         let log = RequestLog()
-        let server = try startServer { request in
-            log.record(request)
+        let server = try startServer(log: log) { request in
             return HTTPResponse(status: 200, headers: [("X-Reply", "yes"), ("Content-Type", "text/plain")],
                                 body: Array("hello \(request.method) \(request.path)".utf8))
         }
@@ -65,8 +64,7 @@ struct HTTPServerTests {
     @Test("every method reaches the handler, which decides the status; the server never redirects")
     func methodsAreNotFiltered() throws {
         let log = RequestLog()
-        let server = try startServer { request in
-            log.record(request)
+        let server = try startServer(log: log) { request in
             return request.method == "POST"
                 ? HTTPResponse.json(status: 200, "{}")
                 : HTTPResponse.json(status: 405, #"{"error":"method not allowed"}"#, headers: [("Allow", "POST")])
@@ -118,10 +116,7 @@ struct HTTPServerTests {
     @Test("Content-Length over the cap gets a bare 413 at once, without the handler and without reading the body")
     func contentLengthOverCap() throws {
         let log = RequestLog()
-        let server = try startServer(maxBodyBytes: 1000) { request in
-            log.record(request)
-            return HTTPResponse(status: 200)
-        }
+        let server = try startServer(maxBodyBytes: 1000, log: log)
         defer { server.stop(graceSeconds: 0) }
 
         // Only the head is sent: the answer must not wait for the body.
@@ -154,10 +149,7 @@ struct HTTPServerTests {
     @Test("a chunked body that grows past the cap is answered 413 and never reaches the handler")
     func chunkedOverCap() throws {
         let log = RequestLog()
-        let server = try startServer(maxBodyBytes: 1000) { request in
-            log.record(request)
-            return HTTPResponse(status: 200)
-        }
+        let server = try startServer(maxBodyBytes: 1000, log: log)
         defer { server.stop(graceSeconds: 0) }
 
         let connection = try HTTPTestConnection(port: server.boundPort)
@@ -176,10 +168,7 @@ struct HTTPServerTests {
     @Test("a chunked body far past the cap (over twice the cap) is cut rather than drained forever")
     func chunkedFarOverCapIsCut() throws {
         let log = RequestLog()
-        let server = try startServer(maxBodyBytes: 1000) { request in
-            log.record(request)
-            return HTTPResponse(status: 200)
-        }
+        let server = try startServer(maxBodyBytes: 1000, log: log)
         defer { server.stop(graceSeconds: 0) }
         let port = server.boundPort
         // Sent from another thread: the server stops reading, so send may block until the cut.
@@ -198,8 +187,7 @@ struct HTTPServerTests {
     @Test("a body of exactly the cap is accepted, by Content-Length and chunked")
     func exactlyAtCap() throws {
         let log = RequestLog()
-        let server = try startServer(maxBodyBytes: 1000) { request in
-            log.record(request)
+        let server = try startServer(maxBodyBytes: 1000, log: log) { request in
             return HTTPResponse.json(status: 200, #"{"bytes":\#(request.body.count)}"#)
         }
         defer { server.stop(graceSeconds: 0) }
@@ -255,8 +243,7 @@ struct HTTPServerTests {
     @Test("with a limit of 4 and 4 idle connections a 5th is closed; the timeout cuts the idle ones and service resumes")
     func connectionLimitAndIdleTimeout() throws {
         let log = RequestLog()
-        let server = try startServer(connectionLimit: 4, timeoutSeconds: 2) { request in
-            log.record(request)
+        let server = try startServer(connectionLimit: 4, timeoutSeconds: 2, log: log) { request in
             return HTTPResponse.json(status: 200, "{}")
         }
         defer { server.stop(graceSeconds: 0) }
@@ -296,10 +283,7 @@ struct HTTPServerTests {
     @Test("a body trickled slower than the timeout is cut and never reaches the handler")
     func trickleIsCut() throws {
         let log = RequestLog()
-        let server = try startServer(timeoutSeconds: 1) { request in
-            log.record(request)
-            return HTTPResponse(status: 200)
-        }
+        let server = try startServer(timeoutSeconds: 1, log: log)
         defer { server.stop(graceSeconds: 0) }
 
         let outcome = try HTTPTestClient.trickle(port: server.boundPort, body: Array("0123456789".utf8), delay: 1.6)
@@ -313,8 +297,7 @@ struct HTTPServerTests {
     @Test("a body trickled faster than the timeout is received whole")
     func trickleWithinTimeoutArrives() throws {
         let log = RequestLog()
-        let server = try startServer(timeoutSeconds: 2) { request in
-            log.record(request)
+        let server = try startServer(timeoutSeconds: 2, log: log) { request in
             return HTTPResponse.json(status: 200, "{}")
         }
         defer { server.stop(graceSeconds: 0) }
@@ -328,10 +311,7 @@ struct HTTPServerTests {
     @Test("a Content-Length longer than the body sent is cut at the timeout without calling the handler")
     func contentLengthLyingLonger() throws {
         let log = RequestLog()
-        let server = try startServer(timeoutSeconds: 1) { request in
-            log.record(request)
-            return HTTPResponse(status: 200)
-        }
+        let server = try startServer(timeoutSeconds: 1, log: log)
         defer { server.stop(graceSeconds: 0) }
 
         let started = monotonicNow()
@@ -350,8 +330,7 @@ struct HTTPServerTests {
     @Test("a Content-Length shorter than the bytes sent gives the handler exactly Content-Length bytes")
     func contentLengthLyingShorter() throws {
         let log = RequestLog()
-        let server = try startServer { request in
-            log.record(request)
+        let server = try startServer(log: log) { request in
             return HTTPResponse.json(status: 200, #"{"bytes":\#(request.body.count)}"#)
         }
         defer { server.stop(graceSeconds: 0) }
@@ -448,10 +427,7 @@ struct HTTPServerTests {
           arguments: [("[::1]:0", "::1"), ("[::]:0", "127.0.0.1")])
     func ipv6Listen(listen: String, client: String) throws {
         let log = RequestLog()
-        let server = try startServer(address: try ListenAddress.parse(listen)) { request in
-            log.record(request)
-            return HTTPResponse(status: 200)
-        }
+        let server = try startServer(address: try ListenAddress.parse(listen), log: log)
         defer { server.stop(graceSeconds: 0) }
         let response = try HTTPTestClient.request(host: client, port: server.boundPort)
         #expect(response.status == 200)

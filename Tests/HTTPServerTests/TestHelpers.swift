@@ -8,11 +8,15 @@ func startServer(maxBodyBytes: Int = 4 * 1024 * 1024,
                  connectionLimit: Int = 64,
                  timeoutSeconds: Int = 30,
                  address: ListenAddress = ListenAddress(host: "127.0.0.1", port: 0),
-                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) throws -> HTTPServer {
+                 log: RequestLog? = nil,
+                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in HTTPResponse(status: 200) }) throws -> HTTPServer {
     let configuration = HTTPServerConfiguration(address: address, maxBodyBytes: maxBodyBytes,
                                                 connectionLimit: connectionLimit,
                                                 connectionTimeoutSeconds: timeoutSeconds)
-    let server = HTTPServer(configuration: configuration, handler: handler)
+    let server = HTTPServer(configuration: configuration) { request in
+        log?.record(request)
+        return handler(request)
+    }
     try server.start()
     return server
 }
