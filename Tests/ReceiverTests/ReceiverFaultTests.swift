@@ -6,8 +6,9 @@ import Warehouse
 
 @Suite("Receiver under database faults")
 struct ReceiverFaultTests {
-    static func batch(_ n: Int) -> [UInt8] {
-        let samples = (0..<50).map { i in
+    /// Batch `n` of `size` step samples (1000 make about half a megabyte of table).
+    static func batch(_ n: Int, size: Int = 50) -> [UInt8] {
+        let samples = (0..<size).map { i in
             Bodies.quantity(uuid: String(format: "B%07d-0000-4000-8000-%012d", n, i), start: "2026-08-21T10:00:00.000+02:00", value: "\(i)")
         }
         return Bodies.json(samples: samples, exportId: String(format: "B%07d-0000-4000-8000-000000000000", n), sequence: 1)
@@ -59,15 +60,6 @@ struct ReceiverFaultTests {
         }
     }
 
-    /// A batch of 1000 samples, about half a megabyte of table.
-    static func largeBatch(_ n: Int) -> [UInt8] {
-        let samples = (0..<1000).map { i in
-            Bodies.quantity(uuid: String(format: "D%07d-0000-4000-8000-%012d", n, i), start: "2026-08-21T10:00:00.000+02:00",
-                            value: "\(i)", id: String(format: "%064d", n * 1000 + i))
-        }
-        return Bodies.json(samples: samples, exportId: String(format: "D%07d-0000-4000-8000-000000000000", n), sequence: 1)
-    }
-
     /// The samples table is moved to a tablespace on a 2 MB tmpfs, which fills after a few
     /// batches: PostgreSQL fails to extend the table (SQLSTATE 53100, disk full).
     @Test("a full disk answers 503 with Retry-After, never 4xx; the failed batch left nothing; with space back it stores fully",
@@ -86,7 +78,7 @@ struct ReceiverFaultTests {
         var stored = 0
         var refused: HTTPTestResponse?
         for n in 0..<20 {
-            let answer = try receiver.post(Self.largeBatch(n))
+            let answer = try receiver.post(Self.batch(n, size: 1000))
             guard answer.status == 200 else { refused = answer; break }
             stored += 1
         }
@@ -99,7 +91,7 @@ struct ReceiverFaultTests {
 
         // Space is back: the table moves to the cluster's own disk; the same batch stores fully.
         try db.query("ALTER TABLE health_store.samples SET TABLESPACE pg_default")
-        let retried = try receiver.post(Self.largeBatch(stored))
+        let retried = try receiver.post(Self.batch(stored, size: 1000))
         #expect(retried.status == 200)
         #expect(json(retried)["inserted"] as? Int == 1000)
         #expect(try db.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) == (stored + 1) * 1000)
