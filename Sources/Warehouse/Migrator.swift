@@ -1,36 +1,55 @@
 import Foundation
 import Postgres
 
-/// One SQL migration file compiled into the binary.
+/// One SQL file compiled into the binary: a versioned migration (`migrations/NNNN_name.sql`,
+/// applied once, never edited) or a repeatable definition (`migrations/repeatable/NN_name.sql`,
+/// the current definition of some functions and views, re-applied whenever it changes).
 public struct Migration: Sendable, Equatable {
-    /// The number in front of the file name (`0001`).
-    public let version: Int
-    /// The rest of the file name without `.sql` (`schemas_and_reader_role`).
+    /// The number in front of a versioned file's name (`1` for `0001_…`); `nil` for a
+    /// repeatable file.
+    public let version: Int?
+    /// The rest of a versioned file's name without `.sql` (`schemas_and_reader_role`), or a
+    /// repeatable file's whole name without `.sql` (`30_store_batch`).
     public let name: String
     /// The file's text.
     public let sql: String
     /// SHA-256 of the file's bytes, lowercase hex.
     public let sha256: String
 
-    /// Every migration compiled into this binary, in version order.
+    /// Every file compiled into this binary, versioned ones first in version order, then the
+    /// repeatable ones in name order: the order `Migrator` applies them in.
     public static let embedded: [Migration] = EmbeddedMigrations.files.compactMap { file in
         guard let data = Data(base64Encoded: file.base64) else { return nil }
         return Migration(fileName: file.name, bytes: Array(data))
     }
 
-    /// Reads `NNNN_snake_description.sql`.
+    /// Prefix of a repeatable file's path under `migrations/`.
+    static let repeatableFolder = "repeatable/"
+
+    /// Reads `NNNN_snake_description.sql` or `repeatable/NN_snake_description.sql`.
     public init?(fileName: String, bytes: [UInt8]) {
         guard fileName.hasSuffix(".sql") else { return nil }
-        let stem = fileName.dropLast(4)
-        guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]) else { return nil }
-        self.version = version
-        self.name = String(stem[stem.index(after: underscore)...])
+        if fileName.hasPrefix(Self.repeatableFolder) {
+            let stem = fileName.dropFirst(Self.repeatableFolder.count).dropLast(4)
+            guard !stem.isEmpty, !stem.contains("/") else { return nil }
+            self.version = nil
+            self.name = String(stem)
+        } else {
+            let stem = fileName.dropLast(4)
+            guard let underscore = stem.firstIndex(of: "_"), let version = Int(stem[..<underscore]) else { return nil }
+            self.version = version
+            self.name = String(stem[stem.index(after: underscore)...])
+        }
         self.sql = String(decoding: bytes, as: UTF8.self)
         self.sha256 = SHA256.hex(bytes)
     }
 
-    /// `0001_schemas_and_reader_role.sql`
+    /// True for a repeatable definition file.
+    public var isRepeatable: Bool { version == nil }
+
+    /// `0001_schemas_and_reader_role.sql`, or `repeatable/30_store_batch.sql`.
     public var fileName: String {
+        guard let version else { return Self.repeatableFolder + name + ".sql" }
         let digits = String(version)
         return String(repeating: "0", count: max(0, 4 - digits.count)) + digits + "_" + name + ".sql"
     }
@@ -38,106 +57,156 @@ public struct Migration: Sendable, Equatable {
 
 /// Why migrating stopped.
 public enum MigrationError: Error, CustomStringConvertible {
-    /// An applied file's bytes differ from what was applied.
+    /// An applied versioned file's bytes differ from what was applied.
     case changed(file: String, applied: String, now: String)
-    /// An applied migration is no longer in this binary.
+    /// An applied versioned migration is no longer in this binary.
     case missing(version: Int, name: String)
-    /// A migration's SQL failed; nothing of it was kept.
+    /// A file's SQL failed; nothing of this run was kept.
     case failed(file: String, error: PostgresError)
 
     public var description: String {
         switch self {
         case .changed(let file, let applied, let now):
-            return "migration \(file) was edited after it was applied (applied sha256 \(applied.prefix(12))…, now \(now.prefix(12))…); applied migrations must never change: restore it and add a new migration instead"
+            return "migration \(file) was edited after it was applied (applied sha256 \(applied.prefix(12))…, now \(now.prefix(12))…); applied migrations must never change: restore it and add a new migration instead (functions and views belong in migrations/repeatable/, which may change)"
         case .missing(let version, let name):
             return "migration \(version) (\(name)) was applied to this database but is not in this binary; run the binary that applied it, or a newer one"
         case .failed(let file, let error):
-            return "migration \(file) failed and was rolled back: \(error)"
+            return "migration \(file) failed and nothing of this run was kept: \(error)"
         }
     }
 }
 
-/// State of one migration in a database.
+/// State of one file in a database.
 public struct MigrationStatus: Sendable {
     public var migration: Migration
-    /// When it was applied, `nil` while pending.
+    /// When it was applied (a repeatable file: when this very content was applied); `nil`
+    /// while pending.
     public var appliedAt: Date?
+    /// A repeatable file applied before with other content: it is applied again next time.
+    public var changedSinceApplied: Bool
 }
 
-/// Applies the embedded migrations to a database, each in its own transaction, under an
-/// advisory lock so that two processes starting at once apply each file exactly once.
+/// Applies the embedded files to a database in one transaction: pending versioned migrations
+/// in version order, then every repeatable file whose content differs from the one applied,
+/// in name order. Two processes starting at once serialize on a lock of the bookkeeping
+/// table, so each file is applied exactly once.
 public struct Migrator: Sendable {
+    /// Every file, in the order they are applied.
     public let migrations: [Migration]
 
     public init(migrations: [Migration] = Migration.embedded) {
-        self.migrations = migrations.sorted { $0.version < $1.version }
+        let versioned = migrations.filter { !$0.isRepeatable }.sorted { $0.version! < $1.version! }
+        let repeatable = migrations.filter(\.isRepeatable).sorted { $0.name < $1.name }
+        self.migrations = versioned + repeatable
     }
 
-    // A fixed key for pg_advisory_lock: "hw migrate".
+    /// The versioned migrations.
+    public var versioned: [Migration] { migrations.filter { !$0.isRepeatable } }
+    /// The repeatable definition files.
+    public var repeatable: [Migration] { migrations.filter(\.isRepeatable) }
+
+    // A fixed key for pg_advisory_xact_lock: "hw migrate". Only taken while the bookkeeping
+    // tables do not exist yet (a new database); after that the lock is on a table no reader
+    // login can reach.
     static let lockKey: Int64 = 0x6877_6d69_6772_6174
 
-    /// Applies what is pending and returns the migrations applied now.
+    /// Applies what is pending, in one transaction, and returns the files applied now.
     @discardableResult
     public func migrate(_ connection: PostgresConnection) throws -> [Migration] {
-        try withLock(connection) {
-            let applied = try verify(connection)
-            var done: [Migration] = []
-            for migration in migrations where applied[migration.version] == nil {
+        try connection.withTransaction { conn in
+            let applied = try lockAndRead(conn)
+            let pending = migrations.filter { migration in
+                migration.isRepeatable ? applied.repeatable[migration.name]?.sha256 != migration.sha256
+                                       : applied.versioned[migration.version!] == nil
+            }
+            for migration in pending {
                 do {
-                    try connection.withTransaction { conn in
-                        try conn.execute(script: migration.sql)
-                        try conn.query("""
-                            INSERT INTO health_store.schema_migrations (version, name, sha256, applied_at)
-                            VALUES ($1, $2, $3, clock_timestamp())
-                            """, [migration.version, migration.name, migration.sha256])
-                    }
+                    try conn.execute(script: migration.sql)
+                    try record(migration, on: conn)
                 } catch let error as PostgresError {
                     throw MigrationError.failed(file: migration.fileName, error: error)
                 }
-                done.append(migration)
             }
-            return done
+            return pending
         }
     }
 
-    /// Every migration of this binary with when it was applied; checks the applied ones.
+    /// Every file of this binary with when it was applied; checks the applied versioned ones.
     public func status(_ connection: PostgresConnection) throws -> [MigrationStatus] {
-        try withLock(connection) {
-            let applied = try verify(connection)
-            return migrations.map { MigrationStatus(migration: $0, appliedAt: applied[$0.version]?.appliedAt) }
+        try connection.withTransaction { conn in
+            let applied = try lockAndRead(conn)
+            return migrations.map { migration in
+                if migration.isRepeatable {
+                    let recorded = applied.repeatable[migration.name]
+                    let current = recorded?.sha256 == migration.sha256
+                    return MigrationStatus(migration: migration, appliedAt: current ? recorded?.appliedAt : nil,
+                                           changedSinceApplied: recorded != nil && !current)
+                }
+                return MigrationStatus(migration: migration, appliedAt: applied.versioned[migration.version!]?.appliedAt,
+                                       changedSinceApplied: false)
+            }
         }
     }
 
-    /// Reads what was applied and refuses a changed or missing file.
-    private func verify(_ connection: PostgresConnection) throws -> [Int: (sha256: String, appliedAt: Date)] {
-        var applied: [Int: (sha256: String, appliedAt: Date)] = [:]
-        let rows = try connection.query("SELECT version, name, sha256, applied_at FROM health_store.schema_migrations ORDER BY version")
-        let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
-        for row in rows {
+    private struct Applied {
+        var versioned: [Int: (sha256: String, appliedAt: Date)] = [:]
+        var repeatable: [String: (sha256: String, appliedAt: Date)] = [:]
+    }
+
+    /// Creates the bookkeeping tables on first use, locks them for this transaction, reads
+    /// what was applied and refuses an edited or missing versioned file.
+    private func lockAndRead(_ connection: PostgresConnection) throws -> Applied {
+        let ready = try connection.query("SELECT to_regclass('health_store.schema_repeatables') IS NOT NULL").first?.decode(0, as: Bool.self) ?? false
+        if !ready {
+            try connection.query("SELECT pg_advisory_xact_lock($1)", [Self.lockKey])
+            try connection.execute(script: """
+                CREATE SCHEMA IF NOT EXISTS health_store;
+                CREATE TABLE IF NOT EXISTS health_store.schema_migrations (
+                  version    integer PRIMARY KEY,
+                  name       text NOT NULL,
+                  sha256     text NOT NULL,
+                  applied_at timestamptz NOT NULL
+                );
+                CREATE TABLE IF NOT EXISTS health_store.schema_repeatables (
+                  name       text PRIMARY KEY,
+                  sha256     text NOT NULL,
+                  applied_at timestamptz NOT NULL
+                );
+                """)
+        }
+        // Self-conflicting, so two migrators take turns; readers never see this table.
+        try connection.execute(script: "LOCK TABLE health_store.schema_migrations IN SHARE ROW EXCLUSIVE MODE")
+
+        var applied = Applied()
+        let known = Dictionary(uniqueKeysWithValues: versioned.map { ($0.version!, $0) })
+        for row in try connection.query("SELECT version, name, sha256, applied_at FROM health_store.schema_migrations ORDER BY version") {
             let version: Int = try row.decode(0)
             let name: String = try row.decode(1)
             let sha: String = try row.decode(2)
-            applied[version] = (sha, try row.decode(3))
+            applied.versioned[version] = (sha, try row.decode(3))
             guard let migration = known[version] else { throw MigrationError.missing(version: version, name: name) }
             if migration.sha256 != sha {
                 throw MigrationError.changed(file: migration.fileName, applied: sha, now: migration.sha256)
             }
         }
+        for row in try connection.query("SELECT name, sha256, applied_at FROM health_store.schema_repeatables") {
+            applied.repeatable[try row.decode(0)] = (try row.decode(1), try row.decode(2))
+        }
         return applied
     }
 
-    private func withLock<T>(_ connection: PostgresConnection, _ body: () throws -> T) throws -> T {
-        try connection.query("SELECT pg_advisory_lock($1)", [Self.lockKey])
-        defer { _ = try? connection.query("SELECT pg_advisory_unlock($1)", [Self.lockKey]) }
-        try connection.execute(script: """
-            CREATE SCHEMA IF NOT EXISTS health_store;
-            CREATE TABLE IF NOT EXISTS health_store.schema_migrations (
-              version    integer PRIMARY KEY,
-              name       text NOT NULL,
-              sha256     text NOT NULL,
-              applied_at timestamptz NOT NULL
-            );
-            """)
-        return try body()
+    private func record(_ migration: Migration, on connection: PostgresConnection) throws {
+        if let version = migration.version {
+            try connection.query("""
+                INSERT INTO health_store.schema_migrations (version, name, sha256, applied_at)
+                VALUES ($1, $2, $3, clock_timestamp())
+                """, [version, migration.name, migration.sha256])
+        } else {
+            try connection.query("""
+                INSERT INTO health_store.schema_repeatables (name, sha256, applied_at)
+                VALUES ($1, $2, clock_timestamp())
+                ON CONFLICT (name) DO UPDATE SET sha256 = excluded.sha256, applied_at = excluded.applied_at
+                """, [migration.name, migration.sha256])
+        }
     }
 }

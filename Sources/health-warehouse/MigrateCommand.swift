@@ -9,12 +9,15 @@ struct MigrateCommand: Command {
     static let help = """
         usage: health-warehouse migrate [--status] [database options]
 
-        Applies the pending migrations compiled into this binary, in order, each in one
-        transaction, under an advisory lock (two processes at once apply each file once).
-        Refuses, with exit 1, when an applied migration was edited or is missing.
+        Applies what is pending of the SQL compiled into this binary, in one transaction:
+        versioned migrations (migrations/NNNN_*.sql, applied once, never edited) in order,
+        then every repeatable definition file (migrations/repeatable/*.sql: the current
+        functions and views) whose content changed since it was applied. Two processes at
+        once apply each file once. Refuses, with exit 1 and nothing applied, when an applied
+        versioned migration was edited or is missing.
 
-          --status   list applied and pending migrations (version, name, applied time) and
-                     change nothing
+          --status   list every file with when it was applied, `pending`, or `changed` (a
+                     repeatable file re-applied by the next migrate), and change nothing
 
         \(DatabaseOptions.help)
         """
@@ -36,15 +39,16 @@ struct MigrateCommand: Command {
             let migrator = Migrator()
             if status {
                 for entry in try migrator.status(connection) {
-                    let when = entry.appliedAt.map { PostgresTimestamp.format($0) } ?? "pending"
+                    let when = entry.appliedAt.map { PostgresTimestamp.format($0) }
+                        ?? (entry.changedSinceApplied ? "changed" : "pending")
                     printOutput("\(entry.migration.fileName)\t\(when)")
                 }
                 return 0
             }
             let applied = try migrator.migrate(connection)
             for migration in applied { printOutput("applied \(migration.fileName)") }
-            printError(applied.isEmpty ? "migrations: nothing to apply (\(migrator.migrations.count) applied)"
-                                       : "migrations: applied \(applied.count) of \(migrator.migrations.count)")
+            printError(applied.isEmpty ? "migrations: nothing to apply (\(migrator.migrations.count) files applied)"
+                                       : "migrations: applied \(applied.count) of \(migrator.migrations.count) files")
             return 0
         }
     }

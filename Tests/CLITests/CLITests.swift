@@ -36,12 +36,14 @@ struct CLITests {
             #expect(out.status == 0, "\(out.stderr)")
             let count = Migrator().migrations.count
             #expect(out.stdout.split(separator: "\n").count == count)
-            #expect(try db.scalar("SELECT count(*) FROM health_store.schema_migrations", as: Int.self) == count)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.schema_migrations", as: Int.self) == Migrator().versioned.count)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.schema_repeatables", as: Int.self) == Migrator().repeatable.count)
             let status = try CLIProcess.run(["migrate", "--status", "--database-url", db.connectionString], directory: "/tmp")
             #expect(status.status == 0)
             let lines = status.stdout.split(separator: "\n")
             #expect(lines.count == count)
-            #expect(lines.allSatisfy { !$0.hasSuffix("pending") })
+            #expect(lines.allSatisfy { !$0.hasSuffix("pending") && !$0.hasSuffix("changed") })
+            #expect(lines.contains { $0.hasPrefix("repeatable/30_store_batch.sql\t") }, "both kinds are listed: \(lines)")
             let again = try CLIProcess.run(["migrate", "--database-url", db.connectionString])
             #expect(again.status == 0)
             #expect(again.stdout.isEmpty)
@@ -59,7 +61,7 @@ struct CLITests {
             #expect(b.status == 0, "\(b.stderr)")
             let applied = a.stdout.split(separator: "\n").count + b.stdout.split(separator: "\n").count
             #expect(applied == Migrator().migrations.count)
-            #expect(try db.scalar("SELECT count(*) FROM health_store.schema_migrations", as: Int.self) == Migrator().migrations.count)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.schema_migrations", as: Int.self) == Migrator().versioned.count)
         }
     }
 
@@ -119,7 +121,7 @@ struct CLITests {
         #expect(second.stderr.contains("already running"))
         #expect(FileManager.default.fileExists(atPath: pidFile), "the reusing command must not stop it")
         let connection = try PostgresConnection(connectionString: session.connectionString)
-        #expect(try connection.query("SELECT count(*) FROM health_store.schema_migrations").first?.decode(0, as: Int.self) == Migrator().migrations.count)
+        #expect(try connection.query("SELECT count(*) FROM health_store.schema_migrations").first?.decode(0, as: Int.self) == Migrator().versioned.count)
         connection.close()
         embedded.close()
         #expect(!FileManager.default.fileExists(atPath: pidFile))

@@ -23,20 +23,24 @@ struct MigratorTests {
             let migrator = Migrator()
             #expect(migrator.migrations.count >= 4)
             let applied = try migrator.migrate(connection)
-            #expect(applied.map(\.version) == migrator.migrations.map(\.version))
-            #expect(applied.map(\.version) == applied.map(\.version).sorted())
+            #expect(applied.map(\.fileName) == migrator.migrations.map(\.fileName))
+            #expect(applied.compactMap(\.version) == applied.compactMap(\.version).sorted())
+            #expect(applied.last?.isRepeatable == true, "repeatable files are applied after the versioned ones")
             let recorded = try connection.query("SELECT version, name, sha256 FROM health_store.schema_migrations ORDER BY version")
-            #expect(recorded.count == migrator.migrations.count)
-            for (row, migration) in zip(recorded, migrator.migrations) {
+            #expect(recorded.count == migrator.versioned.count)
+            for (row, migration) in zip(recorded, migrator.versioned) {
                 #expect(try row.decode(0, as: Int.self) == migration.version)
                 #expect(row[1] == migration.name)
                 #expect(row[2] == migration.sha256)
                 #expect(migration.sha256.count == 64)
             }
+            let definitions = try connection.query("SELECT name, sha256 FROM health_store.schema_repeatables ORDER BY name")
+            #expect(definitions.map { $0[0] } == migrator.repeatable.map(\.name))
+            #expect(definitions.map { $0[1] } == migrator.repeatable.map(\.sha256))
             let before = try Self.schemaFingerprint(connection)
             #expect(try migrator.migrate(connection).isEmpty)
             #expect(try Self.schemaFingerprint(connection) == before)
-            #expect(try connection.query("SELECT count(*) FROM health_store.schema_migrations").first?.decode(0, as: Int.self) == migrator.migrations.count)
+            #expect(try connection.query("SELECT count(*) FROM health_store.schema_migrations").first?.decode(0, as: Int.self) == migrator.versioned.count)
         }
     }
 
@@ -62,12 +66,13 @@ struct MigratorTests {
     func missingRefused() throws {
         try TestPostgres.withDatabase { db in
             let connection = try db.connect()
-            let files = Array(Migrator().migrations.dropLast())
+            let last = try #require(Migrator().versioned.last)
+            let files = Migrator().migrations.filter { $0 != last }
             #expect {
                 try Migrator(migrations: files).migrate(connection)
             } throws: { error in
                 guard case MigrationError.missing(let version, _) = error else { return false }
-                return version == Migrator().migrations.last!.version
+                return version == last.version
             }
         }
     }
@@ -99,7 +104,8 @@ struct MigratorTests {
             }
             let counts = try outcomes.withLock { $0 }.map { try $0.get() }
             #expect(counts.sorted() == [0, Migrator().migrations.count])
-            #expect(try db.scalar("SELECT count(*) FROM health_store.schema_migrations", as: Int.self) == Migrator().migrations.count)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.schema_migrations", as: Int.self) == Migrator().versioned.count)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.schema_repeatables", as: Int.self) == Migrator().repeatable.count)
         }
     }
 

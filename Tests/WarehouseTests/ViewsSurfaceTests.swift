@@ -232,6 +232,8 @@ struct ViewsSurfaceTests {
         "set_time_zone(person text, tz text)",
         "set_source_priority(person text, type text, sources text[])",
         "set_stale_after(person text, stale_after interval)",
+        "today(person text)",
+        "is_partial(person text, day date)",
     ]
 
     @Test("every public view has exactly its contract columns, in order, with their types, and nothing else is in schema health")

@@ -1,0 +1,172 @@
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+import Warehouse
+
+/// The two kinds of schema files (docs/architecture.md, "Schema layout"): versioned
+/// migrations that are applied once and never edited, and repeatable definition files that
+/// are applied again whenever they change.
+@Suite("Schema layout")
+struct SchemaLayoutTests {
+    typealias S = Sample
+
+    /// Every object of the two schemas as text: function definitions, view definitions,
+    /// columns, indexes, constraints, composite types, grants and comments.
+    static func catalog(_ c: PostgresConnection) throws -> [String] {
+        try c.table("""
+            WITH ns AS (SELECT oid, nspname FROM pg_namespace WHERE nspname IN ('health', 'health_store'))
+            SELECT 'schema ' || ns.nspname || ' ' || coalesce(array_to_string(n.nspacl, ','), '') || ' '
+                   || coalesce(obj_description(n.oid, 'pg_namespace'), '')
+            FROM ns JOIN pg_namespace n ON n.oid = ns.oid
+            UNION ALL
+            SELECT 'function ' || p.oid::regprocedure::text || ' ' || pg_get_functiondef(p.oid) || ' acl '
+                   || coalesce(array_to_string(p.proacl, ','), '') || ' comment ' || coalesce(obj_description(p.oid, 'pg_proc'), '')
+            FROM pg_proc p JOIN ns ON ns.oid = p.pronamespace
+            UNION ALL
+            SELECT 'relation ' || c.oid::regclass::text || ' ' || c.relkind::text || ' ' || coalesce(pg_get_viewdef(c.oid), '')
+                   || ' acl ' || coalesce(array_to_string(c.relacl, ','), '') || ' options ' || coalesce(array_to_string(c.reloptions, ','), '')
+                   || ' comment ' || coalesce(obj_description(c.oid, 'pg_class'), '')
+            FROM pg_class c JOIN ns ON ns.oid = c.relnamespace WHERE c.relkind <> 'i'
+            UNION ALL
+            SELECT 'column ' || c.oid::regclass::text || '.' || a.attname || ' #' || a.attnum || ' '
+                   || format_type(a.atttypid, a.atttypmod) || ' ' || a.attnotnull || ' '
+                   || coalesce(pg_get_expr(d.adbin, d.adrelid), '') || ' ' || coalesce(col_description(c.oid, a.attnum), '')
+            FROM pg_class c JOIN ns ON ns.oid = c.relnamespace
+            JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+            LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+            WHERE c.relkind IN ('r', 'v', 'c')
+            UNION ALL
+            SELECT 'index ' || pg_get_indexdef(i.indexrelid) FROM pg_index i
+            JOIN pg_class c ON c.oid = i.indrelid JOIN ns ON ns.oid = c.relnamespace
+            UNION ALL
+            SELECT 'constraint ' || con.conrelid::regclass::text || ' ' || con.conname || ' ' || pg_get_constraintdef(con.oid)
+            FROM pg_constraint con JOIN ns ON ns.oid = con.connamespace
+            ORDER BY 1
+            """).rows.map { $0[0] ?? "" }
+    }
+
+    /// Every row of every health_store table but the bookkeeping ones, as text.
+    static func data(_ c: PostgresConnection) throws -> [String: String] {
+        let tables = try c.table("""
+            SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'health_store' AND c.relkind = 'r' AND c.relname NOT LIKE 'schema_%'
+            ORDER BY 1
+            """).rows.map { $0[0]! }
+        var contents: [String: String] = [:]
+        for table in tables {
+            contents[table] = try c.query("SELECT coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '') FROM health_store.\(table) t").first?[0] ?? ""
+        }
+        return contents
+    }
+
+    @Test("an edited repeatable file is applied again, alone, by the next migrate; an edited versioned file is still refused")
+    func repeatableReapplied() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            var files = Migrator().migrations
+            let index = try #require(files.firstIndex { $0.fileName == "repeatable/40_public_views.sql" })
+            let original = files[index]
+            files[index] = try #require(Migration(fileName: original.fileName, bytes: Array((original.sql + """
+
+                COMMENT ON VIEW health.catalog IS 'edited by a test';
+                """).utf8)))
+            let applied = try Migrator(migrations: files).migrate(c)
+            #expect(applied.map(\.fileName) == ["repeatable/40_public_views.sql"])
+            #expect(try c.query("SELECT obj_description('health.catalog'::regclass, 'pg_class')").first?[0] == "edited by a test")
+            #expect(try c.query("SELECT sha256 FROM health_store.schema_repeatables WHERE name = '40_public_views'").first?[0] == files[index].sha256)
+            let status = try Migrator().status(c)
+            let entry = try #require(status.first { $0.migration.fileName == original.fileName })
+            #expect(entry.appliedAt == nil && entry.changedSinceApplied, "the binary's own file now differs from the applied one")
+
+            // The binary's own file goes back in on the next run, and nothing else does.
+            #expect(try Migrator().migrate(c).map(\.fileName) == ["repeatable/40_public_views.sql"])
+            #expect(try c.query("SELECT obj_description('health.catalog'::regclass, 'pg_class')").first?[0] != "edited by a test")
+            #expect(try Migrator().migrate(c).isEmpty)
+
+            var edited = Migrator().migrations
+            let first = try #require(edited.firstIndex { !$0.isRepeatable })
+            edited[first] = try #require(Migration(fileName: edited[first].fileName, bytes: Array((edited[first].sql + "\n-- edited").utf8)))
+            #expect(throws: MigrationError.self) { try Migrator(migrations: edited).migrate(c) }
+        }
+    }
+
+    @Test("a failing repeatable file rolls back the whole run, versioned files included")
+    func failingRepeatableRollsBack() throws {
+        try TestPostgres.withDatabase(migrated: false) { db in
+            let c = try db.connect()
+            let bad = try #require(Migration(fileName: "repeatable/99_broken.sql",
+                                             bytes: Array("CREATE VIEW health.broken AS SELECT 1; SELECT 1/0;".utf8)))
+            #expect {
+                try Migrator(migrations: Migrator().migrations + [bad]).migrate(c)
+            } throws: { error in
+                "\(error)".contains("repeatable/99_broken.sql") && "\(error)".contains("nothing of this run was kept")
+            }
+            #expect(try c.query("SELECT to_regclass('health_store.samples') IS NULL AND to_regclass('health.broken') IS NULL").first?.decode(0, as: Bool.self) == true)
+            #expect(try Migrator().migrate(c).count == Migrator().migrations.count)
+        }
+    }
+
+    /// A database migrated by the binary before the repeatable layout (0001–0021), with data:
+    /// the upgrade changes no row, leaves every rollup equal to a recompute, and ends in the
+    /// very schema a fresh database gets.
+    @Test("a database migrated to 0021 with data upgrades with no data change, equal rollups, and the catalog of a fresh database")
+    func upgradeFrom0021() throws {
+        try TestPostgres.withDatabase(migrated: false) { db in
+            let c = try db.connect()
+            let old = Migrator().versioned.filter { $0.version! <= 21 }
+            try Migrator(migrations: old).migrate(c)
+            let store = Store(connection: c)
+            try store.batch([
+                S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-03-10T08:00:00.000+01:00", value: 1200),
+                S.quantity(S.U(2), HK.steps, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 900),
+                S.quantity(S.U(3), HK.heartRate, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 71),
+                S.sleep(S.U(4), source: "watch", start: "2026-03-10T01:00:00.000+01:00", end: "2026-03-10T02:30:00.000+01:00", value: 3),
+                S.workout(S.U(5), source: "watch", start: "2026-03-10T17:00:00.000+01:00", end: "2026-03-10T17:40:00.000+01:00", activityType: 37, activityName: "running", duration: 2400),
+            ])
+            try store.batch(person: "q", [S.quantity(S.U(6), HK.bodyMass, source: "scale", start: "2026-03-11T07:00:00.000+01:00", value: 80.4)])
+            try c.query("SELECT health.set_time_zone('q', 'Europe/Berlin')")
+            try c.query("SELECT health.set_source_priority('p', $1, ARRAY['watch'])", [HK.steps])
+            let before = try Self.data(c)
+
+            let applied = try Migrator().migrate(c)
+            #expect(applied.compactMap(\.version) == Migrator().versioned.compactMap(\.version).filter { $0 > 21 })
+            #expect(applied.filter(\.isRepeatable).count == Migrator().repeatable.count)
+
+            var after = try Self.data(c)
+            #expect(after.removeValue(forKey: "persons") != nil, "the upgrade adds health_store.persons")
+            #expect(after == before, "no row of an existing table changed")
+            #expect(try c.table("SELECT person FROM health_store.persons ORDER BY 1").rows == [["p"], ["q"]])
+            for person in ["p", "q"] {
+                #expect(try c.table("SELECT * FROM health_store.verify_rollups($1)", [person]).count == 0)
+            }
+            // Still written to the same way after the upgrade.
+            try store.batch([S.quantity(S.U(7), HK.steps, source: "watch", start: "2026-03-10T10:00:00.000+01:00", value: 100)])
+            #expect(try c.table("SELECT value::text, source FROM health.daily_totals WHERE person = 'p' AND type = $1", [HK.steps]).rows == [["1000", "watch"]])
+            #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0)
+
+            let upgraded = try Self.catalog(c)
+            try TestPostgres.withDatabase { fresh in
+                let f = try fresh.connect()
+                let expected = try Self.catalog(f)
+                #expect(upgraded.count == expected.count)
+                let missing = Set(expected).subtracting(upgraded), extra = Set(upgraded).subtracting(expected)
+                #expect(missing.isEmpty && extra.isEmpty, "fresh only: \(missing.sorted().prefix(3)); upgraded only: \(extra.sorted().prefix(3))")
+            }
+        }
+    }
+
+    @Test("every function of the two schemas is immune to the caller's search_path: a pinned search_path or a body parsed when it was created")
+    func searchPathPinned() throws {
+        try TestPostgres.withDatabase { db in
+            let loose = try db.connect().table("""
+                SELECT p.oid::regprocedure::text FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                WHERE n.nspname IN ('health', 'health_store')
+                  AND p.prosqlbody IS NULL
+                  AND NOT coalesce(p.proconfig, '{}') @> ARRAY['search_path=pg_catalog, pg_temp']
+                ORDER BY 1
+                """)
+            #expect(loose.rows.isEmpty, "functions that resolve names at call time: \(loose.rows)")
+        }
+    }
+}

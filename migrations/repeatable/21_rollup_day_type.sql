@@ -1,0 +1,96 @@
+-- Rollup level 2: per person, type and local day, the day value by the type's rule (table
+-- health_store.rollup_day_type, migration 0010), computed from level 1.
+--
+-- Per-source winner (rules total and sleep): a fixed priority first (listed sources before
+-- unlisted), then the largest total, then the source that sorts first in byte order; rank 1
+-- wins, the others are the alternatives. Readings: min, mean and max across sources. Latest:
+-- the latest sample across sources. Workouts: count and sums.
+--
+-- Filtering this view on (person, type, day) reaches the index of rollup_source under the
+-- window and the GROUP BY, so a refresh reads only the pairs it was given.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+CREATE OR REPLACE VIEW health_store.calc_day_type AS
+WITH r AS (
+  SELECT r.*,
+         row_number() OVER (PARTITION BY r.person, r.type, r.day
+                            ORDER BY array_position(p.sources, r.source) NULLS LAST,
+                                     r.total DESC NULLS LAST,
+                                     r.source COLLATE "C") AS day_rank
+  FROM health_store.rollup_source r
+  LEFT JOIN health_store.source_priorities p ON p.person = r.person AND p.type = r.type
+),
+g AS (
+  -- rule, per_source_winner, metric and unit were copied from the catalog into level 1.
+  SELECT r.person, r.type, r.day,
+         min(r.rule) AS rule,
+         bool_or(r.per_source_winner) AS per_source_winner,
+         min(r.metric) AS metric,
+         min(r.unit) AS unit,
+         min(r.kind) AS kind,
+         sum(r.samples)::bigint AS samples,
+         sum(r.n_values)::bigint AS n_values,
+         min(r.first_start_at) AS first_start_at,
+         max(r.last_start_at) AS last_start_at,
+         sum(r.sum_value) AS sum_value,
+         min(r.min_value) AS min_value,
+         max(r.max_value) AS max_value,
+         -- The winner's row (rank 1); max() only picks the one value there is.
+         max(r.source) FILTER (WHERE r.day_rank = 1) AS winner,
+         max(r.total) FILTER (WHERE r.day_rank = 1) AS winner_total,
+         jsonb_object_agg(r.source, r.total::double precision) FILTER (WHERE r.day_rank > 1) AS alternatives,
+         max(r.in_bed_s) FILTER (WHERE r.day_rank = 1) AS in_bed_s,
+         max(r.unspecified_s) FILTER (WHERE r.day_rank = 1) AS unspecified_s,
+         max(r.awake_s) FILTER (WHERE r.day_rank = 1) AS awake_s,
+         max(r.core_s) FILTER (WHERE r.day_rank = 1) AS core_s,
+         max(r.deep_s) FILTER (WHERE r.day_rank = 1) AS deep_s,
+         max(r.rem_s) FILTER (WHERE r.day_rank = 1) AS rem_s,
+         max(r.unknown_s) FILTER (WHERE r.day_rank = 1) AS unknown_s,
+         array_agg(r.source ORDER BY r.day_rank) AS ranked_sources,
+         sum(r.workouts)::bigint AS workouts,
+         sum(r.duration_s) AS duration_s,
+         sum(r.distance_m) AS distance_m,
+         sum(r.energy_kcal) AS energy_kcal
+  FROM r
+  GROUP BY r.person, r.type, r.day
+)
+SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g.kind, g.samples,
+       g.n_values, g.first_start_at, g.last_start_at,
+       CASE WHEN g.per_source_winner THEN g.winner_total::double precision
+            WHEN g.rule = 'reading' THEN (g.sum_value / nullif(g.n_values, 0))::double precision
+            WHEN g.rule = 'latest' THEN l.latest_value
+       END AS value,
+       CASE WHEN g.per_source_winner THEN g.winner
+            WHEN g.rule = 'latest' THEN l.source
+       END AS source,
+       CASE WHEN g.per_source_winner THEN coalesce(g.alternatives, '{}'::jsonb) END AS alternatives,
+       CASE WHEN g.per_source_winner THEN g.ranked_sources END AS ranked_sources,
+       g.min_value, g.max_value,
+       l.latest_start_at AS measured_at,
+       CASE WHEN g.rule = 'sleep' THEN g.winner_total::double precision END AS asleep_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.core_s, 0) / 60)::double precision END AS core_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.deep_s, 0) / 60)::double precision END AS deep_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.rem_s, 0) / 60)::double precision END AS rem_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.unspecified_s, 0) / 60)::double precision END AS unspecified_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.awake_s, 0) / 60)::double precision END AS awake_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.in_bed_s, 0) / 60)::double precision END AS in_bed_min,
+       CASE WHEN g.rule = 'sleep' THEN (coalesce(g.unknown_s, 0) / 60)::double precision END AS unknown_min,
+       CASE WHEN g.rule = 'workout' THEN g.workouts END AS workouts,
+       CASE WHEN g.rule = 'workout' THEN g.duration_s::double precision END AS duration_s,
+       CASE WHEN g.rule = 'workout' THEN g.distance_m::double precision END AS distance_m,
+       CASE WHEN g.rule = 'workout' THEN g.energy_kcal::double precision END AS energy_kcal
+FROM g
+-- Rule latest: the latest sample across sources: start desc, end desc, source asc (byte
+-- order), uuid asc — each source's own latest is already in level 1.
+LEFT JOIN LATERAL (
+  SELECT r.latest_value, r.latest_start_at, r.source
+  FROM health_store.rollup_source r
+  WHERE g.rule = 'latest'
+    AND r.person = g.person AND r.type = g.type AND r.day = g.day AND r.latest_start_at IS NOT NULL
+  ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid
+  LIMIT 1
+) l ON true;
+
+COMMENT ON VIEW health_store.calc_day_type IS
+  'Rollup level 2 computed from rollup_source: the day value of each person, type and day by the type''s rule.';

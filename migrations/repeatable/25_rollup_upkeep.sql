@@ -1,0 +1,376 @@
+-- Keeping the three rollup levels equal to a recompute: the refresh a batch runs, the
+-- rebuild and the verification.
+--
+-- Refreshing runs as one statement per level, each reading the level below as the previous
+-- statement left it; deletes of keys left without data ride along in the same statement.
+-- Each asks its calc view one key at a time, in a LATERAL subquery kept apart with OFFSET 0:
+-- the key's equality conditions are pushed under the view's GROUP BY (or window) into an
+-- index scan of exactly that key. (Joined or `= ANY` conditions are not: the view would be
+-- computed for every key of the person.) Stored rows are read and ranks written the same
+-- way, key by key. Plans are generic (the statements are keyed the same way every time) and
+-- never JIT-compiled: a plan over a few keys can look costly enough to be compiled, and
+-- compiling costs more than running it. A generic plan is made on a session's first call,
+-- often when the tables are still empty; only a per-key index scan stays right as they grow.
+--
+-- Rows move whole: a calc view's row becomes the table's row by column name
+-- (jsonb_populate_record), is written with `SELECT (x).*`, and an upsert compares and sets
+-- the whole row. Every refresh runs under the person lock (health_store.lock_person), so two
+-- writers of one person never refresh at once.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+-- Levels 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: the
+-- day values and each source's rank, then the days' summary rows. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.refresh_day_types(p_person text, p_days date[], p_types text[])
+RETURNS void LANGUAGE plpgsql
+SET jit = off
+SET plan_cache_mode = force_generic_plan
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_day    date;
+  v_type   text;
+  v_ranked text[];
+BEGIN
+  WITH k AS (
+    SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)
+  ),
+  x AS (
+    SELECT jsonb_populate_record(NULL::health_store.rollup_day_type, to_jsonb(v)) AS r
+    FROM k
+    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day_type v
+                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day OFFSET 0) v
+  ),
+  -- A pair left without level 1 rows has no data any more: no row.
+  gone AS (
+    DELETE FROM health_store.rollup_day_type d USING k
+    WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
+      AND NOT EXISTS (SELECT 1 FROM x WHERE (x.r).type = k.type AND (x.r).day = k.day)
+  )
+  INSERT INTO health_store.rollup_day_type AS t
+  SELECT (x.r).* FROM x
+  ON CONFLICT (person, type, day) DO UPDATE SET
+    rule = excluded.rule, per_source_winner = excluded.per_source_winner,
+    metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
+    samples = excluded.samples, n_values = excluded.n_values,
+    first_start_at = excluded.first_start_at, last_start_at = excluded.last_start_at,
+    value = excluded.value, source = excluded.source, alternatives = excluded.alternatives,
+    ranked_sources = excluded.ranked_sources, min_value = excluded.min_value,
+    max_value = excluded.max_value, measured_at = excluded.measured_at,
+    asleep_min = excluded.asleep_min, core_min = excluded.core_min,
+    deep_min = excluded.deep_min, rem_min = excluded.rem_min,
+    unspecified_min = excluded.unspecified_min, awake_min = excluded.awake_min,
+    in_bed_min = excluded.in_bed_min, unknown_min = excluded.unknown_min,
+    workouts = excluded.workouts, duration_s = excluded.duration_s,
+    distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal
+  -- Unchanged rows are not rewritten.
+  WHERE (t.*) IS DISTINCT FROM (excluded.*);
+
+  -- Each source's rank (rules total and sleep), from the day's ranking just written: one
+  -- statement per (day, type) pair, which can only be an index scan of that pair. (Joined
+  -- to the pairs instead, the cached plan can hash every level 1 row of the person: it is
+  -- made on the first batch, when the tables look empty.)
+  FOR v_day, v_type, v_ranked IN
+    SELECT d.day, d.type, d.ranked_sources
+    FROM (SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)) k
+    CROSS JOIN LATERAL (SELECT d.day, d.type, d.ranked_sources FROM health_store.rollup_day_type d
+                        WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
+                          AND d.per_source_winner
+                        OFFSET 0) d
+  LOOP
+    UPDATE health_store.rollup_source r SET rank = array_position(v_ranked, r.source)
+    WHERE r.person = p_person AND r.type = v_type AND r.day = v_day
+      AND r.rank IS DISTINCT FROM array_position(v_ranked, r.source);
+  END LOOP;
+
+  WITH k AS (
+    SELECT DISTINCT u.day FROM unnest(p_days) AS u(day)
+  ),
+  x AS (
+    SELECT jsonb_populate_record(NULL::health_store.rollup_day, to_jsonb(v)) AS r
+    FROM k
+    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day v
+                        WHERE v.person = p_person AND v.day = k.day OFFSET 0) v
+  ),
+  gone AS (
+    DELETE FROM health_store.rollup_day d USING k
+    WHERE d.person = p_person AND d.day = k.day
+      AND NOT EXISTS (SELECT 1 FROM x WHERE (x.r).day = k.day)
+  )
+  INSERT INTO health_store.rollup_day AS t
+  SELECT (x.r).* FROM x
+  ON CONFLICT (person, day) DO UPDATE SET
+    steps = excluded.steps, distance_m = excluded.distance_m,
+    flights_climbed = excluded.flights_climbed,
+    active_energy_kcal = excluded.active_energy_kcal,
+    basal_energy_kcal = excluded.basal_energy_kcal, exercise_min = excluded.exercise_min,
+    stand_min = excluded.stand_min, sleep_min = excluded.sleep_min,
+    heart_rate_min = excluded.heart_rate_min, heart_rate_mean = excluded.heart_rate_mean,
+    heart_rate_max = excluded.heart_rate_max, resting_heart_rate = excluded.resting_heart_rate,
+    walking_heart_rate = excluded.walking_heart_rate, hrv_sdnn_ms = excluded.hrv_sdnn_ms,
+    oxygen_saturation_pct = excluded.oxygen_saturation_pct,
+    respiratory_rate = excluded.respiratory_rate, vo2_max = excluded.vo2_max,
+    body_temperature_c = excluded.body_temperature_c,
+    blood_pressure_systolic = excluded.blood_pressure_systolic,
+    blood_pressure_diastolic = excluded.blood_pressure_diastolic,
+    body_mass_kg = excluded.body_mass_kg, height_m = excluded.height_m,
+    body_mass_index = excluded.body_mass_index, body_fat_pct = excluded.body_fat_pct,
+    lean_body_mass_kg = excluded.lean_body_mass_kg, workouts = excluded.workouts,
+    workout_duration_s = excluded.workout_duration_s, unknown_samples = excluded.unknown_samples
+  WHERE (t.*) IS DISTINCT FROM (excluded.*);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refresh_day_types(text, date[], text[]) IS
+  'Recomputes level 2 (rollup_day_type) and the ranks of the given (day, type) pairs of one person from rollup_source, then level 3 (rollup_day) of their days. Caller holds the person lock.';
+
+-- The rollups after one batch of one person, then everything derived from them. store_batch
+-- calls it in the batch's transaction, holding the person lock, with
+--   p_days, p_types, p_sources  the keys to recompute from the samples: every key a replaced
+--                               sample left or joined (NULL: none)
+--   p_added                     per key, the samples the batch inserted into every other key
+--                               it touched (NULL: none; never a key to recompute): those keys
+--                               only gained samples, so their stored row is merged with
+--                               source_rollup of the added samples instead of reading all of
+--                               the key's samples again.
+-- Level 1 is one statement for both kinds of key; then levels 2 and 3 for every (day, type)
+-- touched.
+CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[], p_sources text[],
+                                                              p_added health_store.added_samples[])
+RETURNS void LANGUAGE plpgsql
+SET jit = off
+SET plan_cache_mode = force_generic_plan
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_days  date[];
+  v_types text[];
+BEGIN
+  IF coalesce(cardinality(p_days), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
+    RETURN;
+  END IF;
+
+  WITH k AS (
+    SELECT DISTINCT u.day, u.type, u.source FROM unnest(p_days, p_types, p_sources) AS u(day, type, source)
+  ),
+  x AS (
+    -- A key to recompute: its row from all of its samples, keeping the rank it has (level 2
+    -- sets ranks after this).
+    SELECT jsonb_populate_record(v.rollup, jsonb_build_object('rank', t.rank)) AS r
+    FROM k
+    CROSS JOIN LATERAL (SELECT v.rollup FROM health_store.calc_source v
+                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
+                        OFFSET 0) v
+    LEFT JOIN LATERAL (SELECT t.rank FROM health_store.rollup_source t
+                       WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source
+                       OFFSET 0) t ON true
+    UNION ALL
+    -- A key that only gained samples: the stored row (none for a new key) merged with the
+    -- added samples' own row. One index probe per key (a join could hash every level 1 row
+    -- of the person).
+    SELECT m AS r
+    FROM unnest(p_added) AS a
+    CROSS JOIN LATERAL health_store.source_rollup(p_person, a.type, a.day, a.source, a.samples) n
+    LEFT JOIN LATERAL (SELECT t AS stored FROM health_store.rollup_source t
+                       WHERE t.person = p_person AND t.type = a.type AND t.day = a.day AND t.source = a.source
+                       OFFSET 0) t ON true
+    CROSS JOIN LATERAL health_store.merge_source_rollups(t.stored, n) m
+  ),
+  -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
+  gone AS (
+    DELETE FROM health_store.rollup_source r USING k
+    WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
+      AND NOT EXISTS (SELECT 1 FROM x WHERE (x.r).type = k.type AND (x.r).day = k.day AND (x.r).source = k.source)
+  )
+  INSERT INTO health_store.rollup_source AS t
+  SELECT (x.r).* FROM x
+  ON CONFLICT (person, type, day, source) DO UPDATE SET
+    rule = excluded.rule, per_source_winner = excluded.per_source_winner,
+    metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
+    samples = excluded.samples, n_values = excluded.n_values, sum_value = excluded.sum_value,
+    min_value = excluded.min_value, max_value = excluded.max_value,
+    first_start_at = excluded.first_start_at, last_start_at = excluded.last_start_at,
+    total = excluded.total, latest_start_at = excluded.latest_start_at,
+    latest_end_at = excluded.latest_end_at, latest_value = excluded.latest_value,
+    latest_uuid = excluded.latest_uuid, in_bed_s = excluded.in_bed_s,
+    unspecified_s = excluded.unspecified_s, awake_s = excluded.awake_s,
+    core_s = excluded.core_s, deep_s = excluded.deep_s, rem_s = excluded.rem_s,
+    unknown_s = excluded.unknown_s, workouts = excluded.workouts,
+    duration_s = excluded.duration_s, distance_m = excluded.distance_m,
+    energy_kcal = excluded.energy_kcal, rank = excluded.rank, asleep_s = excluded.asleep_s
+  -- Unchanged rows are not rewritten.
+  WHERE (t.*) IS DISTINCT FROM (excluded.*);
+
+  -- Levels 2 and 3 of every (day, type) either kind of key touched.
+  SELECT array_agg(d.day), array_agg(d.type) INTO v_days, v_types FROM (
+    SELECT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)
+    UNION
+    SELECT a.day, a.type FROM unnest(p_added) AS a) d;
+  PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]) IS
+  'Refreshes the rollups after one batch of one person: the given (day, type, source) keys recomputed from the samples, the keys that only gained samples merged from their stored row and the added samples, then the day values and summary rows derived from them. Called by store_batch under the person lock.';
+
+-- The rollups of the given (day, type, source) keys of one person, recomputed from the
+-- samples, then everything derived from them. For writers that move samples between keys
+-- (set_time_zone); the caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM health_store.refresh_batch_rollups(p_person, p_days, p_types, p_sources, NULL);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refresh_rollups(text, date[], text[], text[]) IS
+  'Recomputes the rollups of the given (day, type, source) keys of one person from the samples, and the day values and summary rows derived from them. Caller holds the person lock.';
+
+-- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
+-- Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.refresh_person_derived(p_person text, p_type text)
+RETURNS void LANGUAGE plpgsql
+SET jit = off
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_days  date[];
+  v_types text[];
+BEGIN
+  IF p_type IS NOT NULL THEN
+    -- One type (a source priority changed): every day it has or had.
+    SELECT array_agg(x.day), array_agg(p_type) INTO v_days, v_types FROM (
+      SELECT r.day FROM health_store.rollup_source r WHERE r.person = p_person AND r.type = p_type
+      UNION SELECT d.day FROM health_store.rollup_day_type d WHERE d.person = p_person AND d.type = p_type) x;
+    IF v_days IS NOT NULL THEN
+      PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
+    END IF;
+    RETURN;
+  END IF;
+
+  DELETE FROM health_store.rollup_day WHERE person = p_person;
+  DELETE FROM health_store.rollup_day_type WHERE person = p_person;
+  INSERT INTO health_store.rollup_day_type
+  SELECT (jsonb_populate_record(NULL::health_store.rollup_day_type, to_jsonb(v))).*
+  FROM health_store.calc_day_type v
+  WHERE v.person = p_person
+  -- Day-major, as batches arriving in time order leave them: the views read by day.
+  ORDER BY v.day, v.type;
+
+  UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
+  FROM health_store.rollup_day_type d
+  WHERE d.person = p_person AND r.person = p_person AND r.type = d.type AND r.day = d.day
+    AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source);
+
+  INSERT INTO health_store.rollup_day
+  SELECT (jsonb_populate_record(NULL::health_store.rollup_day, to_jsonb(v))).*
+  FROM health_store.calc_day v WHERE v.person = p_person
+  ORDER BY v.day;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refresh_person_derived(text, text) IS
+  'Recomputes levels 2 and 3 of one person for one type (NULL: every type) from rollup_source, e.g. after a source priority changed. Caller holds the person lock.';
+
+-- Every rollup of one person (or of everyone, with NULL) from scratch.
+CREATE OR REPLACE FUNCTION health_store.rebuild_rollups(p_person text DEFAULT NULL)
+RETURNS void LANGUAGE plpgsql
+SET work_mem = '256MB'
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_person text;
+BEGIN
+  FOR v_person IN
+    SELECT DISTINCT x.person FROM (
+      SELECT s.person FROM health_store.samples s WHERE p_person IS NULL
+      UNION SELECT r.person FROM health_store.rollup_source r WHERE p_person IS NULL
+      UNION SELECT p_person WHERE p_person IS NOT NULL) x
+    ORDER BY x.person
+  LOOP
+    PERFORM health_store.lock_person(v_person);
+    DELETE FROM health_store.rollup_day WHERE person = v_person;
+    DELETE FROM health_store.rollup_day_type WHERE person = v_person;
+    DELETE FROM health_store.rollup_source WHERE person = v_person;
+
+    INSERT INTO health_store.rollup_source
+    SELECT (v.rollup).* FROM health_store.calc_source v WHERE v.person = v_person
+    ORDER BY v.day, v.type, v.source;
+
+    PERFORM health_store.refresh_person_derived(v_person, NULL);
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.rebuild_rollups(text) IS
+  'Rebuilds every rollup of one person (NULL: of everyone) from health_store.samples, under the person lock.';
+
+-- Every difference between one person's stored rollups and a recompute. Empty when equal.
+--
+-- Level 1 is compared with a recompute from the samples; level 2 with a recompute from the
+-- stored level 1, each source's rank with the stored level 2, level 3 with a recompute from
+-- the stored level 2. All empty means, level by level, that every stored rollup equals a
+-- recompute from the samples alone. Rows are compared as JSON objects by column name.
+CREATE OR REPLACE FUNCTION health_store.verify_rollups(p_person text)
+RETURNS TABLE (level text, day date, type text, source text, stored jsonb, recomputed jsonb)
+LANGUAGE sql STABLE
+SET work_mem = '256MB'
+SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH stored_source AS (
+    SELECT r.type, r.day, r.source, to_jsonb(r) - 'rank' AS j
+    FROM health_store.rollup_source r WHERE r.person = p_person
+  ),
+  -- Each source's rank against the day's ranking.
+  rank_drift AS (
+    SELECT r.type, r.day, r.source, jsonb_build_object('rank', r.rank) AS stored,
+           jsonb_build_object('rank', array_position(d.ranked_sources, r.source)) AS recomputed
+    FROM health_store.rollup_source r
+    LEFT JOIN health_store.rollup_day_type d ON d.person = r.person AND d.type = r.type AND d.day = r.day
+    WHERE r.person = p_person AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source)
+  ),
+  calc_source AS (
+    SELECT v.type, v.day, v.source, to_jsonb(v.rollup) - 'rank' AS j
+    FROM health_store.calc_source v WHERE v.person = p_person
+  ),
+  stored_day_type AS (
+    SELECT d.type, d.day, to_jsonb(d) AS j FROM health_store.rollup_day_type d WHERE d.person = p_person
+  ),
+  calc_day_type AS (
+    SELECT v.type, v.day, to_jsonb(v) AS j FROM health_store.calc_day_type v WHERE v.person = p_person
+  ),
+  stored_day AS (
+    SELECT d.day, to_jsonb(d) AS j FROM health_store.rollup_day d WHERE d.person = p_person
+  ),
+  calc_day AS (
+    SELECT v.day, to_jsonb(v) AS j FROM health_store.calc_day v WHERE v.person = p_person
+  )
+  SELECT 'source', coalesce(a.day, b.day), coalesce(a.type, b.type), coalesce(a.source, b.source), a.j, b.j
+  FROM stored_source a FULL JOIN calc_source b ON a.type = b.type AND a.day = b.day AND a.source = b.source
+  WHERE a.j IS DISTINCT FROM b.j
+  UNION ALL
+  SELECT 'rank', x.day, x.type, x.source, x.stored, x.recomputed FROM rank_drift x
+  UNION ALL
+  SELECT 'day_type', coalesce(a.day, b.day), coalesce(a.type, b.type), NULL, a.j, b.j
+  FROM stored_day_type a FULL JOIN calc_day_type b ON a.type = b.type AND a.day = b.day
+  WHERE a.j IS DISTINCT FROM b.j
+  UNION ALL
+  SELECT 'day', coalesce(a.day, b.day), NULL, NULL, a.j, b.j
+  FROM stored_day a FULL JOIN calc_day b ON a.day = b.day
+  WHERE a.j IS DISTINCT FROM b.j
+  ORDER BY 1, 2, 3, 4
+$$;
+
+COMMENT ON FUNCTION health_store.verify_rollups(text) IS
+  'Lists every difference between one person''s stored rollups and a recompute (level, key, stored row, recomputed row); no rows means they are equal.';
+
+REVOKE EXECUTE ON FUNCTION
+  health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]),
+  health_store.refresh_rollups(text, date[], text[], text[]),
+  health_store.refresh_day_types(text, date[], text[]),
+  health_store.refresh_person_derived(text, text),
+  health_store.rebuild_rollups(text),
+  health_store.verify_rollups(text)
+FROM PUBLIC;

@@ -1,0 +1,165 @@
+-- The write path: storing one validated healthd batch (HTTP and backlog files alike) in the
+-- caller's transaction, with its delivery row, its quarantined samples and the rollups of
+-- every key it touched.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+-- Stores one validated batch in the caller's transaction and returns its counts.
+--
+-- p_envelope  the batch's envelope keys as sent (exportId, generatedAt, batchSequence,
+--             isFinalBatch, basis, windowStart, windowEnd, occasionStart, occasionEnd)
+-- p_samples   JSON array of the valid samples, each the exact object sent (or built from a
+--             CSV row); validated by the caller, so every cast below succeeds
+-- p_quarantine JSON array of {position, reason, raw} for the samples that broke the contract
+CREATE OR REPLACE FUNCTION health_store.store_batch(
+  p_person       text,
+  p_origin       text,
+  p_format       text,
+  p_file         text,
+  p_envelope     jsonb,
+  p_samples      jsonb,
+  p_quarantine   jsonb,
+  p_body_sha256  bytea,
+  p_received_at  timestamptz DEFAULT clock_timestamp()
+) RETURNS TABLE (samples integer, inserted integer, duplicates integer, replaced integer, quarantined integer)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_tz          text;
+  v_valid       integer := jsonb_array_length(p_samples);
+  v_quarantined integer := jsonb_array_length(p_quarantine);
+  v_inserted    integer;
+  v_replaced    integer;
+  v_days        date[];
+  v_types       text[];
+  v_sources     text[];
+  v_added       health_store.added_samples[];
+  v_delivery    bigint;
+  v_export      uuid := (p_envelope->>'exportId')::uuid;
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+  SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
+
+  -- Every writer of a person's samples holds that person's lock (taken above), so nobody else
+  -- inserts this person's uuids meanwhile: held rows are found by index probes, new ones are
+  -- plain inserts and changed ones plain updates, which is much cheaper than an
+  -- INSERT … ON CONFLICT over the batch.
+  WITH input AS (
+    -- One pass over each sample's keys (jsonb_populate_record) instead of an operator per
+    -- column; the sample object itself is kept whole as the payload.
+    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule,
+           -- Typed columns only for a known type of a known kind; the payload keeps all.
+           (c.type IS NOT NULL AND c.kind = f.kind) AS known
+    FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sample_fields, e.value) AS f
+    LEFT JOIN health_store.catalog c ON c.type = f.type
+  ),
+  -- A uuid repeated inside the batch is stored once: the later copy wins.
+  latest AS (
+    SELECT DISTINCT ON (uuid) * FROM input ORDER BY uuid, pos DESC
+  ),
+  typed AS (
+    SELECT x.uuid, x.id, x.type, x."group" AS grp, x.kind, x.source,
+           x.start::timestamptz AS start_at, x."end"::timestamptz AS end_at,
+           health_store.sample_day(x.start, x."end", x.rule, v_tz) AS day,
+           CASE WHEN x.known AND x.kind IN ('quantity', 'category') THEN x.value::double precision END AS value,
+           CASE WHEN x.known AND x.kind = 'quantity' THEN x.unit END AS unit,
+           CASE WHEN x.known AND x.kind = 'category' THEN x.name END AS category_name,
+           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activityType" END AS activity_type,
+           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activityName" END AS activity_name,
+           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."durationSeconds" END AS duration_s,
+           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."distanceMeters" END AS distance_m,
+           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activeEnergyKilocalories" END AS energy_kcal,
+           x.s AS payload,
+           o.uuid IS NOT NULL AS held, o.payload AS old_payload,
+           o.day AS old_day, o.type AS old_type, o.source AS old_source
+    FROM latest x
+    -- One primary-key probe per sample (LATERAL keeps the planner from scanning the
+    -- person's rows).
+    LEFT JOIN LATERAL (
+      SELECT h.uuid, h.payload, h.day, h.type, h.source FROM health_store.samples h
+      WHERE h.person = p_person AND h.uuid = x.uuid
+    ) AS o ON true
+  ),
+  inserted AS (
+    INSERT INTO health_store.samples AS n (
+      person, uuid, id, type, grp, kind, source, start_at, end_at, day,
+      value, unit, category_name, activity_type, activity_name,
+      duration_s, distance_m, energy_kcal, payload, first_received_at, last_received_at, export_id)
+    SELECT p_person, uuid, id, type, grp, kind, source, start_at, end_at, day,
+           value, unit, category_name, activity_type, activity_name,
+           duration_s, distance_m, energy_kcal, payload, p_received_at, p_received_at, v_export
+    FROM typed WHERE NOT held
+    ORDER BY uuid
+    RETURNING n.day, n.type, n.source, health_store.sample_facts_of(n) AS facts
+  ),
+  -- A held uuid with other content: the newer copy replaces the older. The same content
+  -- again is a duplicate and the row is not touched.
+  replaced AS (
+    UPDATE health_store.samples AS t SET
+      id = x.id, type = x.type, grp = x.grp, kind = x.kind, source = x.source,
+      start_at = x.start_at, end_at = x.end_at, day = x.day, value = x.value, unit = x.unit,
+      category_name = x.category_name, activity_type = x.activity_type,
+      activity_name = x.activity_name, duration_s = x.duration_s, distance_m = x.distance_m,
+      energy_kcal = x.energy_kcal, payload = x.payload, last_received_at = p_received_at,
+      export_id = v_export
+    FROM typed x
+    WHERE x.held AND x.old_payload IS DISTINCT FROM x.payload
+      AND t.person = p_person AND t.uuid = x.uuid
+    RETURNING t.day, t.type, t.source, x.old_day, x.old_type, x.old_source
+  ),
+  -- Rollup keys a replaced row left or joined: recomputed from the samples.
+  recompute AS (
+    SELECT day, type, source FROM replaced
+    UNION
+    SELECT old_day, old_type, old_source FROM replaced
+  )
+  SELECT (SELECT count(*) FROM inserted),
+         (SELECT count(*) FROM replaced),
+         (SELECT array_agg(day ORDER BY day, type, source) FROM recompute),
+         (SELECT array_agg(type ORDER BY day, type, source) FROM recompute),
+         (SELECT array_agg(source ORDER BY day, type, source) FROM recompute),
+         -- Every other key touched only gained samples: the rollups merge these into what
+         -- they hold instead of reading the key's samples again.
+         (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
+          FROM (SELECT i.day, i.type, i.source,
+                       array_agg(i.facts) AS samples
+                FROM inserted i
+                WHERE NOT EXISTS (SELECT 1 FROM recompute r
+                                  WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
+                GROUP BY i.day, i.type, i.source) g)
+  INTO v_inserted, v_replaced, v_days, v_types, v_sources, v_added;
+
+  IF v_days IS NOT NULL OR v_added IS NOT NULL THEN
+    PERFORM health_store.refresh_batch_rollups(p_person, v_days, v_types, v_sources, v_added);
+  END IF;
+
+  INSERT INTO health_store.deliveries (
+    person, received_at, origin, format, export_id, batch_sequence, is_final, basis,
+    window_start, window_end, occasion_start, occasion_end, generated_at,
+    samples, inserted, duplicates, replaced, quarantined, body_sha256, file)
+  VALUES (
+    p_person, p_received_at, p_origin, p_format, v_export,
+    (p_envelope->>'batchSequence')::integer, (p_envelope->>'isFinalBatch')::boolean,
+    p_envelope->>'basis',
+    (p_envelope->>'windowStart')::timestamptz, (p_envelope->>'windowEnd')::timestamptz,
+    (p_envelope->>'occasionStart')::timestamptz, (p_envelope->>'occasionEnd')::timestamptz,
+    (p_envelope->>'generatedAt')::timestamptz,
+    v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced, v_replaced,
+    v_quarantined, p_body_sha256, p_file)
+  RETURNING delivery_id INTO v_delivery;
+
+  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw)
+  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw'
+  FROM jsonb_array_elements(p_quarantine) AS q;
+
+  RETURN QUERY SELECT v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced,
+                      v_replaced, v_quarantined;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.store_batch IS
+  'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts.';
+
+REVOKE EXECUTE ON FUNCTION health_store.store_batch(text, text, text, text, jsonb, jsonb, jsonb, bytea, timestamptz) FROM PUBLIC;
