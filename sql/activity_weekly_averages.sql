@@ -1,7 +1,7 @@
 -- Weekly averages of the main daily metrics, leaving partial days out.
 --
 -- Question:   What was a typical day like, week by week?
--- Views:      health.daily_summary, health.settings
+-- Views:      health.daily_summary, health.today
 -- Parameters: person  whose data (default: default)
 --             weeks   weeks back, the current one included (default: 12)
 -- Run:        psql -X -v person=me -v weeks=8 -f sql/activity_weekly_averages.sql
@@ -20,7 +20,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'weeks')::int AS weeks,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 )
 SELECT date_trunc('week', d.day)::date AS week,
        count(*) AS full_days,

@@ -1,7 +1,7 @@
 -- Heart rate per day: lowest, mean and highest reading.
 --
 -- Question:   What range did my heart rate cover each day?
--- Views:      health.daily_readings, health.settings
+-- Views:      health.daily_readings, health.today
 -- Parameters: person  whose data (default: default)
 --             days    days back from the person's today, today included (default: 30)
 -- Run:        psql -X -v person=me -f sql/heart_rate_daily_range.sql
@@ -20,7 +20,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 )
 SELECT r.day,
        round(r.min::numeric, 1) AS min_bpm,

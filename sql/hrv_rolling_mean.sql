@@ -1,7 +1,7 @@
 -- Heart rate variability (SDNN) per day with its 7-day rolling mean.
 --
 -- Question:   How is my HRV trending, smoothed over a week?
--- Views:      health.daily_readings, health.settings
+-- Views:      health.daily_readings, health.today
 -- Parameters: person  whose data (default: default)
 --             days    days back from the person's today, today included (default: 90)
 -- Run:        psql -X -v person=me -f sql/hrv_rolling_mean.sql
@@ -20,7 +20,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 ),
 daily AS (
   SELECT r.day, r.mean AS ms, r.samples, r.is_partial

@@ -1,7 +1,7 @@
 -- Resting heart rate per day with its 7-day rolling mean.
 --
 -- Question:   Is my resting heart rate drifting up or down?
--- Views:      health.daily_readings, health.settings
+-- Views:      health.daily_readings, health.today
 -- Parameters: person  whose data (default: default)
 --             days    days back from the person's today, today included (default: 90)
 -- Run:        psql -X -v person=me -f sql/resting_heart_rate_rolling_mean.sql
@@ -20,7 +20,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 ),
 daily AS (
   -- Six days more than shown, so the first days' means are complete.

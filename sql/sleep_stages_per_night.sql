@@ -1,7 +1,7 @@
 -- Sleep stages per night, counted on the morning of waking.
 --
 -- Question:   How long did I sleep each night, and in which stages?
--- Views:      health.daily_sleep, health.settings
+-- Views:      health.daily_sleep, health.today
 -- Parameters: person  whose data (default: default)
 --             days    nights back from the person's today, last night included (default: 30)
 -- Run:        psql -X -v person=me -f sql/sleep_stages_per_night.sql
@@ -20,7 +20,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 )
 SELECT s.day AS night_ending,
        s.source,

@@ -1,7 +1,7 @@
 -- Steps per day and source: phone against watch (and any other app that counts steps).
 --
 -- Question:   What did each device count each day, and which one won?
--- Views:      health.daily_source_totals, health.settings
+-- Views:      health.daily_source_totals, health.today
 -- Parameters: person  whose data (default: default)
 --             days    days back from the person's today, today included (default: 14)
 -- Run:        psql -X -v person=me -v days=14 -f sql/steps_by_source_per_day.sql
@@ -20,7 +20,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 )
 SELECT s.day,
        s.rank,

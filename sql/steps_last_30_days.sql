@@ -1,7 +1,7 @@
 -- Steps per day over the last 30 days, with the source that won each day.
 --
 -- Question:   How many steps did I take each day, and which device counted them?
--- Views:      health.daily_totals, health.settings
+-- Views:      health.daily_totals, health.today
 -- Parameters: person  whose data (default: default, the person when no token was minted)
 --             days    days back from the person's today, today included (default: 30)
 -- Run:        psql -X -v person=me -f sql/steps_last_30_days.sql
@@ -20,7 +20,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 )
 SELECT t.day,
        round(t.value)::bigint AS steps,

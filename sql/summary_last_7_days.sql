@@ -1,7 +1,7 @@
 -- The last seven days at a glance: one row per day with the main metrics side by side.
 --
 -- Question:   How did my last week look?
--- Views:      health.daily_summary, health.settings
+-- Views:      health.daily_summary, health.today
 -- Parameters: person  whose data (default: default)
 -- Run:        psql -X -v person=me -f sql/summary_last_7_days.sql
 -- Reading it: totals are the winning source's (never devices added up), readings the day's
@@ -14,7 +14,7 @@
 
 WITH params AS (
   SELECT :'person'::text AS person,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 )
 SELECT d.day,
        d.is_partial,

@@ -1,7 +1,7 @@
 -- Body weight per day measured, with a 7-day mean and the change since the first day shown.
 --
 -- Question:   Where is my weight heading?
--- Views:      health.daily_body, health.daily_summary, health.settings
+-- Views:      health.daily_body, health.daily_summary, health.today
 -- Parameters: person  whose data (default: default)
 --             days    days back from the person's today, today included (default: 90)
 -- Run:        psql -X -v person=me -f sql/weight_trend.sql
@@ -21,7 +21,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 ),
 weighed AS (
   SELECT b.day, b.value AS kg, b.measured_at, b.source, d.is_partial

@@ -1,7 +1,7 @@
 -- Workouts whose time overlaps another workout: usually one session recorded by two apps.
 --
 -- Question:   Which sessions were recorded twice (watch and a running app, say)?
--- Views:      health.workouts, health.settings
+-- Views:      health.workouts, health.today
 -- Parameters: person  whose data (default: default)
 --             days    days back from the person's today, today included (default: 90)
 -- Run:        psql -X -v person=me -f sql/workouts_overlapping.sql
@@ -20,7 +20,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 )
 SELECT w.day,
        w.start_at,

@@ -1,7 +1,7 @@
 -- Workouts per week, by activity.
 --
 -- Question:   How often did I train each week, and at what?
--- Views:      health.workouts, health.settings
+-- Views:      health.workouts, health.today
 -- Parameters: person  whose data (default: default)
 --             weeks   weeks back, the current one included (default: 12)
 -- Run:        psql -X -v person=me -f sql/workouts_per_week_by_activity.sql
@@ -21,7 +21,7 @@
 WITH params AS (
   SELECT :'person'::text AS person,
          (:'weeks')::int AS weeks,
-         (now() AT TIME ZONE coalesce((SELECT s.time_zone FROM health.settings s WHERE s.person = :'person'), 'UTC'))::date AS today
+         health.today(:'person') AS today
 )
 SELECT date_trunc('week', w.day)::date AS week,
        w.activity_name,

@@ -679,24 +679,23 @@ struct ViewsBenchmark {
 
         CREATE VIEW naive.daily_totals AS
         SELECT w.person, w.day, w.type, w.metric, w.unit, w.total::float8 AS value, w.source, w.alternatives,
-               w.day >= coalesce((now() AT TIME ZONE st.time_zone)::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
-        FROM naive.winners w LEFT JOIN health_store.settings st ON st.person = w.person;
+               health.is_partial(w.person, w.day) AS is_partial
+        FROM naive.winners w;
 
         CREATE VIEW naive.daily_sleep AS
         SELECT w.person, w.day, w.source, w.total::float8 AS asleep_min, w.core::float8 AS core_min, w.deep::float8 AS deep_min,
                w.rem::float8 AS rem_min, w.unspecified::float8 AS unspecified_min, w.awake::float8 AS awake_min,
                w.in_bed::float8 AS in_bed_min, w.unknown::float8 AS unknown_min, w.alternatives,
-               w.day >= coalesce((now() AT TIME ZONE st.time_zone)::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
-        FROM naive.winners w LEFT JOIN health_store.settings st ON st.person = w.person
+               health.is_partial(w.person, w.day) AS is_partial
+        FROM naive.winners w
         WHERE w.type = 'HKCategoryTypeIdentifierSleepAnalysis';
 
         CREATE VIEW naive.daily_readings AS
-        SELECT r.*, r.day >= coalesce((now() AT TIME ZONE st.time_zone)::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial
+        SELECT r.*, health.is_partial(r.person, r.day) AS is_partial
         FROM (
           SELECT s.person, s.day, s.type, c.metric, c.unit, min(s.value) AS min, avg(s.value) AS mean, max(s.value) AS max, count(s.value) AS samples
           FROM health_store.samples s JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'reading'
-          GROUP BY s.person, s.day, s.type, c.metric, c.unit) r
-        LEFT JOIN health_store.settings st ON st.person = r.person;
+          GROUP BY s.person, s.day, s.type, c.metric, c.unit) r;
 
         -- One value per person, day and metric (workouts: count and duration; unknown: count).
         CREATE VIEW naive.day_values AS
@@ -723,7 +722,7 @@ struct ViewsBenchmark {
 
         CREATE VIEW naive.daily_summary AS
         SELECT v.person, v.day,
-               v.day >= coalesce((now() AT TIME ZONE max(st.time_zone))::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date) AS is_partial,
+               health.is_partial(v.person, v.day) AS is_partial,
                max(v.value) FILTER (WHERE v.metric = 'steps') AS steps,
                max(v.value) FILTER (WHERE v.metric = 'distance_m') AS distance_m,
                max(v.value) FILTER (WHERE v.metric = 'flights_climbed') AS flights_climbed,
@@ -753,7 +752,6 @@ struct ViewsBenchmark {
                max(v.low) FILTER (WHERE v.metric = 'workouts') AS workout_duration_s,
                max(v.value) FILTER (WHERE v.metric = '(unknown)')::bigint AS unknown_samples
         FROM naive.day_values v
-        LEFT JOIN health_store.settings st ON st.person = v.person
         GROUP BY v.person, v.day;
         """#
 }

@@ -193,10 +193,7 @@ struct RollupPropertyTests {
 
     // MARK: - Naive reference queries, straight over health.samples
 
-    static let partial = """
-        CASE WHEN st.time_zone IS NULL THEN x.day >= (timezone('UTC', now()) - interval '12 hours')::date
-             ELSE x.day >= timezone(st.time_zone, now())::date END
-        """
+    static let partial = "health.is_partial(x.person, x.day)"
 
     /// Per person, day, per-source type and source: the total, stage minutes and the rank.
     static let ranked = """
@@ -238,14 +235,14 @@ struct RollupPropertyTests {
              WITH \(ranked)
              SELECT x.person, x.day, x.type, x.metric, x.unit, x.source, x.total::float8 AS total, x.samples, x.rank,
                     x.rank = 1 AS is_winner, \(partial) AS is_partial
-             FROM ranked x LEFT JOIN health.settings st ON st.person = x.person
+             FROM ranked x
              """),
             ("daily_totals", "person, day, type, metric, unit, value, source, alternatives, is_partial",
              "person, day, type", """
              WITH \(ranked)
              SELECT x.person, x.day, x.type, x.metric, x.unit, x.total::float8 AS value, x.source, x.others AS alternatives,
                     \(partial) AS is_partial
-             FROM ranked x LEFT JOIN health.settings st ON st.person = x.person
+             FROM ranked x
              WHERE x.rank = 1
              """),
             ("daily_sleep", "person, day, source, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min, in_bed_min, unknown_min, alternatives, is_partial",
@@ -254,7 +251,7 @@ struct RollupPropertyTests {
              SELECT x.person, x.day, x.source, x.total::float8 AS asleep_min, x.core::float8 AS core_min, x.deep::float8 AS deep_min,
                     x.rem::float8 AS rem_min, x.unspecified::float8 AS unspecified_min, x.awake::float8 AS awake_min,
                     x.in_bed::float8 AS in_bed_min, x.unknown::float8 AS unknown_min, x.others AS alternatives, \(partial) AS is_partial
-             FROM ranked x LEFT JOIN health.settings st ON st.person = x.person
+             FROM ranked x
              WHERE x.rank = 1 AND x.type = 'HKCategoryTypeIdentifierSleepAnalysis'
              """),
             ("daily_readings", "person, day, type, metric, unit, min, mean, max, samples, is_partial",
@@ -264,7 +261,6 @@ struct RollupPropertyTests {
                       count(s.value) AS samples
                FROM health.samples s JOIN health.catalog c ON c.type = s.type AND c.rule = 'reading'
                GROUP BY s.person, s.day, s.type, c.metric, c.unit) x
-             LEFT JOIN health.settings st ON st.person = x.person
              """),
             ("daily_body", "person, day, type, metric, unit, value, measured_at, source", "person, day, type", latest),
             ("daily_workouts", "person, day, workouts, duration_s, distance_m, energy_kcal, is_partial", "person, day", """
@@ -273,7 +269,6 @@ struct RollupPropertyTests {
                       sum(s.energy_kcal) AS energy_kcal
                FROM health.samples s WHERE s.type = 'HKWorkoutTypeIdentifier' AND s.kind = 'workout'
                GROUP BY s.person, s.day) x
-             LEFT JOIN health.settings st ON st.person = x.person
              """),
             ("workouts", "person, day, uuid, start_at, end_at, activity_type, activity_name, duration_s, distance_m, energy_kcal, source, overlapping",
              "person, uuid", """
@@ -355,7 +350,7 @@ struct RollupPropertyTests {
               WHERE NOT EXISTS (SELECT 1 FROM health.catalog c WHERE c.type = s.type) GROUP BY s.person, s.day),
             days AS (SELECT DISTINCT s.person, s.day FROM health.samples s)
             SELECT \(select.joined(separator: ",\n       "))
-            FROM days x LEFT JOIN health.settings st ON st.person = x.person
+            FROM days x
             """
     }
 
