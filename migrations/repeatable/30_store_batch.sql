@@ -1,49 +1,54 @@
--- The write path: storing one validated healthd batch (HTTP and backlog files alike) in the
--- caller's transaction, with its delivery row, its quarantined samples and the rollups of
--- every key it touched.
+-- The write path. store_samples is the only code that writes health_store.samples: it
+-- upserts samples on (person, uuid) and keeps the rollups of every key it touched, in the
+-- caller's transaction under the person lock. store_batch stores one validated healthd batch
+-- (HTTP and backlog files alike, and the Health app's export) with it, plus the batch's
+-- delivery row and its quarantined samples; a Stridee workout body stores its workout sample
+-- with it too (35_stridee.sql).
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
--- Stores one validated batch in the caller's transaction and returns its counts.
+-- Which copy of a sample wins when two origins hold the same uuid: a healthd copy replaces
+-- any other, a Stridee body replaces its own earlier copy or an export's, an export only its own.
+CREATE OR REPLACE FUNCTION health_store.origin_rank(origin text) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE origin WHEN 'healthd' THEN 3 WHEN 'stridee' THEN 2 WHEN 'export' THEN 1 END;
+
+COMMENT ON FUNCTION health_store.origin_rank(text) IS
+  'Precedence of a sample''s origin when two copies share a uuid: healthd over stridee over export.';
+
+-- Upserts samples of one person and refreshes the rollups of every key touched; returns how
+-- many were inserted and how many replaced (the rest are duplicates). Caller holds the person
+-- lock (health_store.lock_person).
 --
--- p_envelope  the batch's envelope keys as sent (exportId, generatedAt, batchSequence,
---             isFinalBatch, basis, windowStart, windowEnd, occasionStart, occasionEnd)
--- p_samples   JSON array of the valid samples, each the exact object sent (or built from a
---             CSV row); validated by the caller, so every cast below succeeds
--- p_quarantine JSON array of {position, reason, raw} for the samples that broke the contract
-CREATE OR REPLACE FUNCTION health_store.store_batch(
+-- p_samples  JSON array of sample objects in healthd's shape, validated by the caller, so
+--            every cast below succeeds; each object is kept whole as the payload
+-- p_origin   healthd, stridee or export (health_store.origin_rank decides between copies)
+-- p_export   the exportId the copies came with, if any
+CREATE OR REPLACE FUNCTION health_store.store_samples(
   p_person       text,
-  p_origin       text,
-  p_format       text,
-  p_file         text,
-  p_envelope     jsonb,
   p_samples      jsonb,
-  p_quarantine   jsonb,
-  p_body_sha256  bytea,
-  p_received_at  timestamptz DEFAULT clock_timestamp()
-) RETURNS TABLE (samples integer, inserted integer, duplicates integer, replaced integer, quarantined integer)
+  p_origin       text,
+  p_received_at  timestamptz,
+  p_export       uuid,
+  OUT n_inserted integer,
+  OUT n_replaced integer
+)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_tz          text;
-  v_valid       integer := jsonb_array_length(p_samples);
-  v_quarantined integer := jsonb_array_length(p_quarantine);
-  v_inserted    integer;
-  v_replaced    integer;
-  v_days        date[];
-  v_types       text[];
-  v_sources     text[];
-  v_added       health_store.added_samples[];
-  v_delivery    bigint;
-  v_export      uuid := (p_envelope->>'exportId')::uuid;
+  v_tz       text;
+  v_rank     integer := health_store.origin_rank(p_origin);
+  v_days     date[];
+  v_types    text[];
+  v_sources  text[];
+  v_added    health_store.added_samples[];
 BEGIN
-  PERFORM health_store.lock_person(p_person);
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
 
-  -- Every writer of a person's samples holds that person's lock (taken above), so nobody else
-  -- inserts this person's uuids meanwhile: held rows are found by index probes, new ones are
-  -- plain inserts and changed ones plain updates, which is much cheaper than an
+  -- Every writer of a person's samples holds that person's lock, so nobody else inserts this
+  -- person's uuids meanwhile: held rows are found by index probes, new ones are plain
+  -- inserts and changed ones plain updates, which is much cheaper than an
   -- INSERT … ON CONFLICT over the batch.
   WITH input AS (
     -- One pass over each sample's keys (jsonb_populate_record) instead of an operator per
@@ -72,13 +77,13 @@ BEGIN
            CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."distanceMeters" END AS distance_m,
            CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activeEnergyKilocalories" END AS energy_kcal,
            x.s AS payload,
-           o.uuid IS NOT NULL AS held, o.payload AS old_payload,
+           o.uuid IS NOT NULL AS held, o.payload AS old_payload, o.origin AS old_origin,
            o.day AS old_day, o.type AS old_type, o.source AS old_source
     FROM latest x
     -- One primary-key probe per sample (LATERAL keeps the planner from scanning the
     -- person's rows).
     LEFT JOIN LATERAL (
-      SELECT h.uuid, h.payload, h.day, h.type, h.source FROM health_store.samples h
+      SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source FROM health_store.samples h
       WHERE h.person = p_person AND h.uuid = x.uuid
     ) AS o ON true
   ),
@@ -86,16 +91,17 @@ BEGIN
     INSERT INTO health_store.samples AS n (
       person, uuid, id, type, grp, kind, source, start_at, end_at, day,
       value, unit, category_name, activity_type, activity_name,
-      duration_s, distance_m, energy_kcal, payload, first_received_at, last_received_at, export_id)
+      duration_s, distance_m, energy_kcal, payload, first_received_at, last_received_at, export_id, origin)
     SELECT p_person, uuid, id, type, grp, kind, source, start_at, end_at, day,
            value, unit, category_name, activity_type, activity_name,
-           duration_s, distance_m, energy_kcal, payload, p_received_at, p_received_at, v_export
+           duration_s, distance_m, energy_kcal, payload, p_received_at, p_received_at, p_export, p_origin
     FROM typed WHERE NOT held
     ORDER BY uuid
     RETURNING n.day, n.type, n.source, health_store.sample_facts_of(n) AS facts
   ),
-  -- A held uuid with other content: the newer copy replaces the older. The same content
-  -- again is a duplicate and the row is not touched.
+  -- A held uuid with other content: the newer copy replaces the older, unless the older came
+  -- from an origin that wins (origin_rank). The same content again is a duplicate and the row
+  -- is not touched.
   replaced AS (
     UPDATE health_store.samples AS t SET
       id = x.id, type = x.type, grp = x.grp, kind = x.kind, source = x.source,
@@ -103,9 +109,10 @@ BEGIN
       category_name = x.category_name, activity_type = x.activity_type,
       activity_name = x.activity_name, duration_s = x.duration_s, distance_m = x.distance_m,
       energy_kcal = x.energy_kcal, payload = x.payload, last_received_at = p_received_at,
-      export_id = v_export
+      export_id = p_export, origin = p_origin
     FROM typed x
     WHERE x.held AND x.old_payload IS DISTINCT FROM x.payload
+      AND v_rank >= health_store.origin_rank(x.old_origin)
       AND t.person = p_person AND t.uuid = x.uuid
     RETURNING t.day, t.type, t.source, x.old_day, x.old_type, x.old_source
   ),
@@ -123,17 +130,58 @@ BEGIN
          -- Every other key touched only gained samples: the rollups merge these into what
          -- they hold instead of reading the key's samples again.
          (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
-          FROM (SELECT i.day, i.type, i.source,
-                       array_agg(i.facts) AS samples
+          FROM (SELECT i.day, i.type, i.source, array_agg(i.facts) AS samples
                 FROM inserted i
                 WHERE NOT EXISTS (SELECT 1 FROM recompute r
                                   WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
                 GROUP BY i.day, i.type, i.source) g)
-  INTO v_inserted, v_replaced, v_days, v_types, v_sources, v_added;
+  INTO n_inserted, n_replaced, v_days, v_types, v_sources, v_added;
 
   IF v_days IS NOT NULL OR v_added IS NOT NULL THEN
     PERFORM health_store.refresh_batch_rollups(p_person, v_days, v_types, v_sources, v_added);
   END IF;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.store_samples(text, jsonb, text, timestamptz, uuid) IS
+  'Upserts samples of one person on (person, uuid) (a copy of a winning origin is never replaced by another) and refreshes the rollups of every key touched; returns the inserted and replaced counts. Caller holds the person lock.';
+
+-- Stores one validated batch in the caller's transaction and returns its counts.
+--
+-- p_origin    where the batch came from: http, file (healthd backlog files) or export (the
+--             Health app's export); the samples' own origin is healthd, or export
+-- p_envelope  the batch's envelope keys as sent (exportId, generatedAt, batchSequence,
+--             isFinalBatch, basis, windowStart, windowEnd, occasionStart, occasionEnd)
+-- p_samples   JSON array of the valid samples, each the exact object sent (or built from a
+--             CSV row); validated by the caller, so every cast below succeeds
+-- p_quarantine JSON array of {position, reason, raw} for the samples that broke the contract
+CREATE OR REPLACE FUNCTION health_store.store_batch(
+  p_person       text,
+  p_origin       text,
+  p_format       text,
+  p_file         text,
+  p_envelope     jsonb,
+  p_samples      jsonb,
+  p_quarantine   jsonb,
+  p_body_sha256  bytea,
+  p_received_at  timestamptz DEFAULT clock_timestamp()
+) RETURNS TABLE (samples integer, inserted integer, duplicates integer, replaced integer, quarantined integer)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_valid       integer := jsonb_array_length(p_samples);
+  v_quarantined integer := jsonb_array_length(p_quarantine);
+  v_inserted    integer;
+  v_replaced    integer;
+  v_delivery    bigint;
+  v_export      uuid := (p_envelope->>'exportId')::uuid;
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+
+  SELECT s.n_inserted, s.n_replaced INTO v_inserted, v_replaced
+  FROM health_store.store_samples(p_person, p_samples, CASE p_origin WHEN 'export' THEN 'export' ELSE 'healthd' END,
+                                  p_received_at, v_export) s;
 
   INSERT INTO health_store.deliveries (
     person, received_at, origin, format, export_id, batch_sequence, is_final, basis,
@@ -162,4 +210,7 @@ $$;
 COMMENT ON FUNCTION health_store.store_batch IS
   'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts.';
 
-REVOKE EXECUTE ON FUNCTION health_store.store_batch(text, text, text, text, jsonb, jsonb, jsonb, bytea, timestamptz) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION
+  health_store.store_samples(text, jsonb, text, timestamptz, uuid),
+  health_store.store_batch(text, text, text, text, jsonb, jsonb, jsonb, bytea, timestamptz)
+FROM PUBLIC;

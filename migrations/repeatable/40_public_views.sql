@@ -209,7 +209,10 @@ CREATE OR REPLACE VIEW health.workouts AS
 SELECT w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type,
        coalesce(w.activity_name, 'activity type ' || w.activity_type) AS activity_name,
        w.duration_s, w.distance_m, w.energy_kcal, w.source,
-       coalesce(o.uuids, '{}'::uuid[]) AS overlapping
+       coalesce(o.uuids, '{}'::uuid[]) AS overlapping,
+       CASE WHEN w.origin = 'healthd' AND sw.uuid IS NOT NULL THEN 'both' ELSE w.origin END AS origin,
+       sw.server_type, sw.device_name, sw.heart_rate_min, sw.heart_rate_mean, sw.heart_rate_max,
+       r.points AS route_points, r.distance_m AS route_distance_m, r.elevation_gain_m
 FROM health_store.workout_samples w
 -- The person's longest workout bounds how far back an overlapping one can start, so the
 -- search below is an index range, not every earlier workout.
@@ -221,7 +224,10 @@ LEFT JOIN LATERAL (
   WHERE b.person = w.person AND b.uuid <> w.uuid
     AND b.start_at < w.end_at AND b.start_at >= w.start_at - m.longest
     AND b.end_at > w.start_at
-) o ON true;
+) o ON true
+-- What a Stridee body adds to the workout (whoever sent it first), and its route.
+LEFT JOIN health_store.stridee_workouts sw ON sw.person = w.person AND sw.uuid = w.uuid
+LEFT JOIN health_store.workout_routes r ON r.person = w.person AND r.uuid = w.uuid;
 
 COMMENT ON VIEW health.workouts IS
   'Every workout, one row each, never merged: two apps recording one session show as two rows that list each other in overlapping.';
@@ -237,6 +243,15 @@ COMMENT ON COLUMN health.workouts.distance_m IS 'Distance in metres; NULL when n
 COMMENT ON COLUMN health.workouts.energy_kcal IS 'Active energy in kilocalories; NULL when none was recorded.';
 COMMENT ON COLUMN health.workouts.source IS 'Bundle identifier of the app or device that recorded it.';
 COMMENT ON COLUMN health.workouts.overlapping IS 'uuids of the person''s other workouts whose time overlaps this one (start before its end and end after its start), ordered by start; {} when none.';
+COMMENT ON COLUMN health.workouts.origin IS 'What brought the workout: healthd (the app''s sample), stridee (a healthkit.v1 body only), both (the same HKWorkout uuid from each: one workout, healthd''s values) or export (the Health app''s export).';
+COMMENT ON COLUMN health.workouts.server_type IS 'Stridee discipline as sent (RUNNING, CYCLING, …); NULL without a Stridee body.';
+COMMENT ON COLUMN health.workouts.device_name IS 'Recording device named in the Stridee body; NULL when none.';
+COMMENT ON COLUMN health.workouts.heart_rate_min IS 'Lowest heart rate of the Stridee body''s heartRate stream, beats per minute (count/min); NULL without one.';
+COMMENT ON COLUMN health.workouts.heart_rate_mean IS 'Mean of the heartRate stream''s samples, beats per minute; NULL without one.';
+COMMENT ON COLUMN health.workouts.heart_rate_max IS 'Highest heart rate of the heartRate stream, beats per minute; NULL without one.';
+COMMENT ON COLUMN health.workouts.route_points IS 'GPS points of the workout''s route (health.workout_route_points); NULL without a route.';
+COMMENT ON COLUMN health.workouts.route_distance_m IS 'Length of the route in metres (haversine over consecutive points, see health.workout_routes); NULL without a route.';
+COMMENT ON COLUMN health.workouts.elevation_gain_m IS 'Sum of the route''s rises between consecutive points with an altitude, metres; NULL without a route or altitudes.';
 
 ---------------------------------------------------------------------------------------------
 -- health.daily_summary

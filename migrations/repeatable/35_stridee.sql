@@ -1,0 +1,262 @@
+-- The write path of the Stridee formats (CONTRACT.md §4): a healthkit.v1 workout body with its
+-- streams and route, a healthkit.wellness.v1 batch, and the connection they need. Each runs in
+-- the caller's transaction under the person lock; the receiver answers 2xx only after COMMIT.
+--
+-- A workout is one workout whatever brought it: the body is kept in stridee_workouts (its
+-- streams and route beside it), and the workout itself is a sample of health_store.samples
+-- (origin stridee) made from the body, unless healthd already sent that uuid — then healthd's
+-- sample is the workout and the body only adds what healthd has not (server type, device,
+-- heart rate, route). Either way health.workouts shows one row and the rollups count it once.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+-- Distance and elevation gain of a route given as parallel arrays in time order. Distance:
+-- haversine on a sphere of radius 6,371,008.8 m (the mean Earth radius) over consecutive
+-- points; elevation gain: the sum of rises between consecutive points that have an altitude,
+-- in time order (NULL when fewer than two points have one).
+CREATE OR REPLACE FUNCTION health_store.route_measures(lat double precision[], lon double precision[],
+                                                       altitude double precision[],
+                                                       OUT distance_m double precision,
+                                                       OUT elevation_gain_m double precision)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+BEGIN ATOMIC
+  WITH p AS (
+    SELECT u.i, radians(u.lat) AS phi, radians(u.lon) AS lambda, u.alt
+    FROM unnest(lat, lon, altitude) WITH ORDINALITY AS u(lat, lon, alt, i)
+  ),
+  legs AS (
+    SELECT phi - lag(phi) OVER w AS dphi, lambda - lag(lambda) OVER w AS dlambda,
+           phi, lag(phi) OVER w AS phi0
+    FROM p WINDOW w AS (ORDER BY i)
+  ),
+  climbs AS (
+    SELECT alt - lag(alt) OVER (ORDER BY i) AS rise FROM p WHERE alt IS NOT NULL
+  )
+  SELECT (SELECT coalesce(sum(2 * 6371008.8 * asin(least(1, sqrt(sin(dphi / 2) ^ 2
+                                   + cos(phi0) * cos(phi) * sin(dlambda / 2) ^ 2)))), 0)
+          FROM legs WHERE phi0 IS NOT NULL),
+         (SELECT CASE WHEN count(rise) > 0 THEN sum(greatest(rise, 0)) END FROM climbs);
+END;
+
+COMMENT ON FUNCTION health_store.route_measures(double precision[], double precision[], double precision[]) IS
+  'Distance (haversine, radius 6,371,008.8 m, over consecutive points) and elevation gain (sum of rises between consecutive points with an altitude) of a route in time order.';
+
+-- A route of a workout, replaced whole: the arrays as given (parallel, time order; NULL
+-- elements for missing optional fields) with their measures. An empty route stores nothing.
+CREATE OR REPLACE FUNCTION health_store.store_route(p_person text, p_uuid uuid, p_origin text,
+                                                    p_t timestamptz[], p_lat double precision[], p_lon double precision[],
+                                                    p_altitude double precision[], p_speed double precision[],
+                                                    p_course double precision[], p_horizontal double precision[],
+                                                    p_vertical double precision[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  DELETE FROM health_store.workout_routes WHERE person = p_person AND uuid = p_uuid;
+  IF coalesce(cardinality(p_t), 0) = 0 THEN
+    RETURN;
+  END IF;
+  INSERT INTO health_store.workout_routes (person, uuid, origin, t, lat, lon, altitude_m, speed_mps, course_deg,
+                                           horizontal_accuracy_m, vertical_accuracy_m, points, distance_m, elevation_gain_m)
+  SELECT p_person, p_uuid, p_origin, p_t, p_lat, p_lon, p_altitude, p_speed, p_course, p_horizontal, p_vertical,
+         cardinality(p_t), m.distance_m, m.elevation_gain_m
+  FROM health_store.route_measures(p_lat, p_lon, p_altitude) m;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.store_route(text, uuid, text, timestamptz[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[]) IS
+  'Replaces the route of one workout (parallel arrays in time order) and computes its distance and elevation gain; an empty route leaves none.';
+
+-- Connects a person (a PUT of the connection, or any relay push) or disconnects them; returns
+-- the connection. Connecting again keeps the first connected_at of an active connection.
+CREATE OR REPLACE FUNCTION health_store.set_connection(p_person text, p_active boolean,
+                                                       p_at timestamptz DEFAULT clock_timestamp())
+RETURNS health_store.connections
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_row health_store.connections;
+BEGIN
+  INSERT INTO health_store.connections AS c (person, status, connected_at, disconnected_at, updated_at)
+  VALUES (p_person, CASE WHEN p_active THEN 'active' ELSE 'disconnected' END, p_at,
+          CASE WHEN p_active THEN NULL ELSE p_at END, p_at)
+  ON CONFLICT (person) DO UPDATE SET
+    status = excluded.status,
+    connected_at = CASE WHEN p_active AND c.status <> 'active' THEN p_at ELSE c.connected_at END,
+    disconnected_at = CASE WHEN p_active THEN NULL
+                           WHEN c.status = 'active' THEN p_at ELSE c.disconnected_at END,
+    updated_at = p_at
+  RETURNING * INTO v_row;
+  RETURN v_row;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.set_connection(text, boolean, timestamptz) IS
+  'Connects (active) or disconnects a person''s Stridee connection and returns it; connecting an active connection again keeps its connected_at.';
+
+-- Whether a push may be stored: a relay push (p_connect) connects the person; a device push
+-- needs an active connection. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.accept_push(p_person text, p_connect boolean, p_at timestamptz)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF p_connect THEN
+    PERFORM health_store.set_connection(p_person, true, p_at);
+    RETURN true;
+  END IF;
+  RETURN EXISTS (SELECT 1 FROM health_store.connections c WHERE c.person = p_person AND c.status = 'active');
+END
+$$;
+
+-- Stores one healthkit.v1 workout body, validated by the caller: the body replaces an earlier
+-- copy whole (streams and route included); the workout sample is made or updated unless
+-- healthd sent the workout. Returns 'stored', 'unchanged' (the same body again) or
+-- 'not_connected' (a device push while the person is not connected: nothing stored).
+--
+-- p_header  the body's top-level members without the streams and route
+-- p_*_t/v   the streams, parallel arrays in time order (empty or NULL: none)
+-- p_route_* the route, parallel arrays in time order (empty or NULL: none)
+CREATE OR REPLACE FUNCTION health_store.store_workout(
+  p_person        text,
+  p_connect       boolean,
+  p_header        jsonb,
+  p_body_sha256   bytea,
+  p_hr_t          timestamptz[], p_hr_v double precision[],
+  p_rp_t          timestamptz[], p_rp_v double precision[],
+  p_cp_t          timestamptz[], p_cp_v double precision[],
+  p_cc_t          timestamptz[], p_cc_v double precision[],
+  p_route_t       timestamptz[],
+  p_lat           double precision[], p_lon double precision[], p_altitude double precision[],
+  p_speed         double precision[], p_course double precision[],
+  p_horizontal    double precision[], p_vertical double precision[],
+  p_received_at   timestamptz DEFAULT clock_timestamp()
+) RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_uuid   uuid := (p_header->>'uuid')::uuid;
+  v_held   bytea;
+  v_sample jsonb;
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+  IF NOT health_store.accept_push(p_person, p_connect, p_received_at) THEN
+    RETURN 'not_connected';
+  END IF;
+
+  SELECT w.body_sha256 INTO v_held FROM health_store.stridee_workouts w WHERE w.person = p_person AND w.uuid = v_uuid;
+  IF v_held = p_body_sha256 THEN
+    UPDATE health_store.stridee_workouts SET last_received_at = p_received_at WHERE person = p_person AND uuid = v_uuid;
+    RETURN 'unchanged';
+  END IF;
+
+  INSERT INTO health_store.stridee_workouts AS w (
+    person, uuid, activity_type, server_type, source_name, source_bundle_id, device_name, start_at, end_at,
+    duration_s, distance_m, energy_kcal, header, heart_rate_min, heart_rate_mean, heart_rate_max,
+    body_sha256, first_received_at, last_received_at)
+  SELECT p_person, v_uuid, (p_header->>'activityType')::integer, p_header->>'serverType',
+         p_header->>'sourceName', p_header->>'sourceBundleId', p_header->>'deviceName',
+         (p_header->>'startDate')::timestamptz, (p_header->>'endDate')::timestamptz,
+         (p_header->>'duration')::double precision, (p_header->>'totalDistanceMeters')::double precision,
+         (p_header->>'totalEnergyKcal')::double precision, p_header, hr.low, hr.mean, hr.high,
+         p_body_sha256, p_received_at, p_received_at
+  FROM (SELECT min(v) AS low, avg(v) AS mean, max(v) AS high FROM unnest(p_hr_v) AS v) hr
+  ON CONFLICT (person, uuid) DO UPDATE SET
+    activity_type = excluded.activity_type, server_type = excluded.server_type,
+    source_name = excluded.source_name, source_bundle_id = excluded.source_bundle_id,
+    device_name = excluded.device_name, start_at = excluded.start_at, end_at = excluded.end_at,
+    duration_s = excluded.duration_s, distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal,
+    header = excluded.header, heart_rate_min = excluded.heart_rate_min,
+    heart_rate_mean = excluded.heart_rate_mean, heart_rate_max = excluded.heart_rate_max,
+    body_sha256 = excluded.body_sha256, last_received_at = excluded.last_received_at;
+
+  DELETE FROM health_store.workout_streams WHERE person = p_person AND uuid = v_uuid;
+  INSERT INTO health_store.workout_streams (person, uuid, stream, t, v)
+  SELECT p_person, v_uuid, s.stream, s.t, s.v
+  FROM (VALUES ('heart_rate', p_hr_t, p_hr_v), ('running_power', p_rp_t, p_rp_v),
+               ('cycling_power', p_cp_t, p_cp_v), ('cycling_cadence', p_cc_t, p_cc_v)) AS s(stream, t, v)
+  WHERE coalesce(cardinality(s.t), 0) > 0;
+
+  PERFORM health_store.store_route(p_person, v_uuid, 'stridee', p_route_t, p_lat, p_lon, p_altitude,
+                                   p_speed, p_course, p_horizontal, p_vertical);
+
+  -- The workout as a sample in healthd's shape (start and end as written, so the day follows
+  -- the same rule as every sample's), stored unless a winning copy (healthd's) is held.
+  v_sample := jsonb_build_object(
+    'uuid', p_header->>'uuid',
+    'id', encode(p_body_sha256, 'hex'),
+    'type', 'HKWorkoutTypeIdentifier',
+    'group', 'workouts',
+    'kind', 'workout',
+    'source', coalesce(p_header->>'sourceBundleId', p_header->>'sourceName', 'unknown'),
+    'start', p_header->>'startDate',
+    'end', p_header->>'endDate',
+    'activityType', (p_header->>'activityType')::integer,
+    'activityName', lower(p_header->>'serverType'),
+    'durationSeconds', (p_header->>'duration')::double precision,
+    'stridee', p_header)
+    || jsonb_strip_nulls(jsonb_build_object(
+         'distanceMeters', (p_header->>'totalDistanceMeters')::double precision,
+         'activeEnergyKilocalories', (p_header->>'totalEnergyKcal')::double precision));
+  PERFORM health_store.store_samples(p_person, jsonb_build_array(v_sample), 'stridee', p_received_at, NULL);
+  RETURN 'stored';
+END
+$$;
+
+COMMENT ON FUNCTION health_store.store_workout IS
+  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample unless healthd sent it; returns stored, unchanged or not_connected.';
+
+-- Stores a healthkit.wellness.v1 batch, validated by the caller: each item upserted on
+-- (person, kind, startTime), the later of two copies in one batch winning. Returns the number
+-- of items, or -1 for a device push while the person is not connected (nothing stored).
+CREATE OR REPLACE FUNCTION health_store.store_wellness(
+  p_person       text,
+  p_connect      boolean,
+  p_items        jsonb,
+  p_received_at  timestamptz DEFAULT clock_timestamp()
+) RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+  IF NOT health_store.accept_push(p_person, p_connect, p_received_at) THEN
+    RETURN -1;
+  END IF;
+
+  INSERT INTO health_store.wellness_items AS w (
+    person, kind, start_at, calendar_date, end_at, tz_offset_s, is_final, item_id, item,
+    first_received_at, last_received_at)
+  SELECT DISTINCT ON (e.value->>'kind', (e.value->>'startTime')::timestamptz)
+         p_person, e.value->>'kind', (e.value->>'startTime')::timestamptz,
+         (e.value->>'calendarDate')::date, (e.value->>'endTime')::timestamptz,
+         (e.value->>'tzOffsetSeconds')::integer, coalesce((e.value->>'final')::boolean, true),
+         e.value->>'id', e.value, p_received_at, p_received_at
+  FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e
+  ORDER BY e.value->>'kind', (e.value->>'startTime')::timestamptz, e.ordinality DESC
+  ON CONFLICT (person, kind, start_at) DO UPDATE SET
+    calendar_date = excluded.calendar_date, end_at = excluded.end_at, tz_offset_s = excluded.tz_offset_s,
+    is_final = excluded.is_final, item_id = excluded.item_id, item = excluded.item,
+    last_received_at = excluded.last_received_at;
+
+  RETURN jsonb_array_length(p_items);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.store_wellness(text, boolean, jsonb, timestamptz) IS
+  'Stores a healthkit.wellness.v1 batch of a person, each item upserted on (person, kind, startTime); returns the item count, or -1 when a device push finds the person not connected.';
+
+REVOKE EXECUTE ON FUNCTION
+  health_store.store_route(text, uuid, text, timestamptz[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[]),
+  health_store.set_connection(text, boolean, timestamptz),
+  health_store.accept_push(text, boolean, timestamptz),
+  health_store.store_workout(text, boolean, jsonb, bytea, timestamptz[], double precision[], timestamptz[], double precision[],
+                             timestamptz[], double precision[], timestamptz[], double precision[], timestamptz[],
+                             double precision[], double precision[], double precision[], double precision[],
+                             double precision[], double precision[], double precision[], timestamptz),
+  health_store.store_wellness(text, boolean, jsonb, timestamptz)
+FROM PUBLIC;
