@@ -7,7 +7,7 @@ struct ComposeFile {
     let exampleEnvironment: [String: String]
 
     static func load() throws -> ComposeFile {
-        ComposeFile(root: try MiniYAML.parse(try Repository.text("compose.yaml")),
+        ComposeFile(root: try YAML.parse(try Repository.text("compose.yaml")),
                     exampleEnvironment: try dotenv(try Repository.text(".env.example")))
     }
 

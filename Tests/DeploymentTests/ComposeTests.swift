@@ -247,36 +247,6 @@ struct ComposeTests {
         }
     }
 
-    @Test("the YAML reader handles the constructs the deploy files use, and refuses the rest")
-    func miniYAML() throws {
-        let yaml = try MiniYAML.parse("""
-            # comment
-            a: plain value # trailing comment
-            b: "double \\"quoted\\" # not a comment"
-            c: 'single ''quoted'''
-            d: ["x", 'y', z]
-            e:
-              - one
-              - key: value
-                other: 2
-            f:
-            - same-indent item
-            g:
-            """)
-        #expect(yaml["a"]?.string == "plain value")
-        #expect(yaml["b"]?.string == #"double "quoted" # not a comment"#)
-        #expect(yaml["c"]?.string == "single 'quoted'")
-        #expect(yaml["d"]?.strings == ["x", "y", "z"])
-        #expect(yaml["e"]?[0]?.string == "one")
-        #expect(yaml["e"]?[1]?["other"]?.string == "2")
-        #expect(yaml["f"]?.strings == ["same-indent item"])
-        #expect(yaml["g"] == .null)
-        #expect(throws: YAMLError.self) { try MiniYAML.parse("a: &anchor 1") }
-        #expect(throws: YAMLError.self) { try MiniYAML.parse("a: {b: 1}") }
-        #expect(throws: YAMLError.self) { try MiniYAML.parse("a: |\n  text") }
-        #expect(throws: YAMLError.self) { try MiniYAML.parse("a: 1\na: 2") }
-    }
-
     func reportedPorts(_ service: YAMLNode) -> [String] { service["ports"]?.strings ?? [] }
 }
 
