@@ -1,9 +1,12 @@
-# syntax=docker/dockerfile:1
-#
 # health-warehouse in a slim Debian image: the receiver (`serve`) and every other command.
 #
 #   docker build -t health-warehouse:local .
 #   docker run --rm health-warehouse:local --help
+#
+# Where the official base images cannot be pulled, scripts/docker-base-images.sh makes local
+# ones (debootstrap, and the Swift toolchain installed on the machine); name them with
+#   docker build --build-arg SWIFT_IMAGE=health-warehouse-swift:6.3-bookworm -t health-warehouse:local .
+# No BuildKit-only syntax: the classic builder and BuildKit both build it, offline too.
 #
 # Both stages are Debian 12 (bookworm), so the -dev packages the build links against and the
 # runtime libraries installed below are the same builds. Tests/DeploymentTests checks that the
@@ -56,6 +59,7 @@ RUN useradd --system --uid 10001 --user-group --home-dir /nonexistent --shell /u
 
 COPY --from=build /staging/health-warehouse /usr/local/bin/health-warehouse
 COPY --from=build /staging/swift-backtrace-static /usr/local/libexec/swift-backtrace-static
+COPY deploy/refuse-placeholders.sh /usr/local/libexec/refuse-placeholders.sh
 
 # A crash prints a symbolicated backtrace to the log instead of nothing.
 ENV SWIFT_BACKTRACE=enable=yes,sanitize=yes,threads=all,images=all,interactive=no,swift-backtrace=/usr/local/libexec/swift-backtrace-static
@@ -65,6 +69,7 @@ WORKDIR /tmp
 EXPOSE 8080
 
 # DATABASE_URL must be set (compose.yaml does): without it the binary would try to run an
-# embedded PostgreSQL, which this image does not contain.
-ENTRYPOINT ["health-warehouse"]
+# embedded PostgreSQL, which this image does not contain. Every command starts through
+# refuse-placeholders.sh: a password still .env.example's `change-me…` stops it with a message.
+ENTRYPOINT ["sh", "/usr/local/libexec/refuse-placeholders.sh", "health-warehouse"]
 CMD ["serve", "--listen", "0.0.0.0:8080"]

@@ -38,6 +38,8 @@ let package = Package(
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
+        // libyaml reads compose.yaml and the Grafana provisioning files in DeploymentTests.
+        .systemLibrary(name: "CYAML", path: "Tests/CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .target(name: "TestSupport", dependencies: ["Postgres", "Warehouse"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "TestSupport"],
@@ -49,7 +51,8 @@ let package = Package(
                                                          "Receiver", "HTTPServer"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "TestSupport", "health-warehouse"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
-        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "health-warehouse"]),
+        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "health-warehouse",
+                                                             "CYAML"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ struct ComposeFile {
     let exampleEnvironment: [String: String]
 
     static func load() throws -> ComposeFile {
-        ComposeFile(root: try MiniYAML.parse(try Repository.text("compose.yaml")),
+        ComposeFile(root: try YAML.parse(try Repository.text("compose.yaml")),
                     exampleEnvironment: try dotenv(try Repository.text(".env.example")))
     }
 
@@ -91,7 +91,10 @@ struct ComposeFile {
 /// The Dockerfile's stages, ARG defaults, and what each stage installs with apt-get.
 struct Dockerfile {
     struct Stage {
+        /// The base image with the ARG defaults put in.
         var from: String
+        /// The base image as written (`${SWIFT_IMAGE}`).
+        var image: String
         var name: String?
         var instructions: [(keyword: String, arguments: String)] = []
 
@@ -111,13 +114,18 @@ struct Dockerfile {
 
     var arguments: [String: String] = [:]
     var stages: [Stage] = []
+    /// Parser directives (`# syntax=…`, `# escape=…`) at the top of the file.
+    var directives: [String] = []
 
     static func load() throws -> Dockerfile {
         var file = Dockerfile()
         var logical: [String] = []
         var current = ""
+        var header = true
         for line in try Repository.text("Dockerfile").split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if header, trimmed.range(of: #"^#\s*[a-z]+\s*="#, options: .regularExpression) != nil { file.directives.append(trimmed) }
+            header = header && trimmed.hasPrefix("#")
             if trimmed.hasPrefix("#") { continue }
             if trimmed.hasSuffix("\\") {
                 current += trimmed.dropLast() + " "
@@ -139,7 +147,7 @@ struct Dockerfile {
                 var image = words[0]
                 for (name, value) in file.arguments { image = image.replacingOccurrences(of: "${\(name)}", with: value) }
                 let alias = words.count == 3 && words[1].uppercased() == "AS" ? words[2] : nil
-                file.stages.append(Stage(from: image, name: alias))
+                file.stages.append(Stage(from: image, image: words[0], name: alias))
             default:
                 guard !file.stages.isEmpty else { throw DeploymentTestError("Dockerfile: \(keyword) before FROM") }
                 file.stages[file.stages.count - 1].instructions.append((keyword, rest))

@@ -2,18 +2,21 @@ import Foundation
 import Postgres
 import Testing
 import TestSupport
+import Warehouse
 
 /// compose.yaml, .env.example, .dockerignore and the documented docker lines: the services and
-/// their order of start, no secret in the file, and every command line they run accepted by
-/// the binary's own parser (`health-warehouse --parse-only …`).
+/// their order of start, no secret in the file, every command line they run accepted by the
+/// binary's own parser (`health-warehouse --parse-only …`), and the hardening: the warehouse
+/// connects as a role that owns its schemas and nothing more, the receiver is published on
+/// loopback, no service gains privileges, and a placeholder password stops everything.
 @Suite("Docker Compose")
 struct ComposeTests {
     static let warehouseServices = ["warehouse", "ingest"]
 
-    @Test("the services: db, warehouse, the reader login, grafana, and ingest behind the backlog profile")
+    @Test("the services: db, the owner role, warehouse, the reader login, grafana, and ingest behind the backlog profile")
     func services() throws {
         let compose = try ComposeFile.load()
-        #expect(compose.serviceNames == ["db", "warehouse", "reader-login", "grafana", "ingest"])
+        #expect(compose.serviceNames == ["db", "owner-role", "warehouse", "reader-login", "grafana", "ingest"])
         #expect(compose.root["version"] == nil, "the obsolete version key makes Compose warn")
         #expect(compose.root["volumes"]?.keys == ["db-data", "grafana-data"])
         for name in compose.serviceNames where name != "ingest" {
@@ -23,7 +26,9 @@ struct ComposeTests {
         for name in ["db", "warehouse", "grafana", "ingest"] {
             #expect(compose.service(name)?["restart"]?.string == "unless-stopped", "\(name)")
         }
-        #expect(compose.service("reader-login")?["restart"]?.string == "no", "a one-shot job")
+        for job in ["owner-role", "reader-login"] {
+            #expect(compose.service(job)?["restart"]?.string == "no", "\(job) is a one-shot job")
+        }
     }
 
     @Test("db: the official postgres image, 16 or newer, on a named volume, with a pg_isready healthcheck")
@@ -34,7 +39,7 @@ struct ComposeTests {
         #expect(image.hasPrefix("postgres:"))
         let major = Int(image.dropFirst("postgres:".count).prefix { $0.isNumber }) ?? 0
         #expect(major >= 16, "\(image)")
-        #expect(db["volumes"]?.strings == ["db-data:/var/lib/postgresql/data"])
+        #expect(db["volumes"]?.strings.first == "db-data:/var/lib/postgresql/data")
         let test = db["healthcheck"]?["test"]?.strings ?? []
         #expect(test.first == "CMD-SHELL")
         #expect(test.last?.hasPrefix("pg_isready ") == true)
@@ -50,10 +55,11 @@ struct ComposeTests {
     func startOrder() throws {
         let compose = try ComposeFile.load()
         let expected: [String: [String: String]] = [
-            "warehouse": ["db": "service_healthy"],
+            "owner-role": ["db": "service_healthy"],
+            "warehouse": ["db": "service_healthy", "owner-role": "service_completed_successfully"],
             "reader-login": ["db": "service_healthy"],
             "grafana": ["db": "service_healthy", "reader-login": "service_completed_successfully"],
-            "ingest": ["db": "service_healthy"],
+            "ingest": ["db": "service_healthy", "owner-role": "service_completed_successfully"],
         ]
         for name in compose.serviceNames {
             let dependsOn = compose.service(name)?["depends_on"]
@@ -68,18 +74,25 @@ struct ComposeTests {
         }
     }
 
-    @Test("warehouse: built from the Dockerfile, serves on 0.0.0.0:8080 after migrating, DATABASE_URL without the password")
+    @Test("warehouse: built from the Dockerfile, serves on 0.0.0.0:8080 in its container after migrating, DATABASE_URL without the password")
     func warehouse() throws {
         let compose = try ComposeFile.load()
         let warehouse = try #require(compose.service("warehouse"))
-        #expect(warehouse["build"]?.string == ".")
+        #expect(warehouse["build"]?["context"]?.string == ".")
+        #expect(warehouse["build"] == compose.service("ingest")?["build"], "ingest builds the same way")
         #expect(warehouse["image"]?.string == compose.service("ingest")?["image"]?.string, "ingest runs the same image")
+        // The base images default to the official ones; .env may name local ones.
+        let dockerfile = try Dockerfile.load()
+        for name in ["SWIFT_IMAGE", "RUNTIME_IMAGE"] {
+            let argument = try #require(warehouse["build"]?["args"]?[name]?.string)
+            #expect(try compose.interpolate(argument, defaultsOnly: true) == dockerfile.arguments[name], "\(name)")
+        }
         #expect(Array((warehouse["command"]?.strings ?? []).prefix(3)) == ["serve", "--listen", "0.0.0.0:8080"])
         let url = try compose.interpolate(try #require(warehouse["environment"]?["DATABASE_URL"]?.string))
-        #expect(url == "host=db port=5432 dbname=health user=health")
+        #expect(url == "host=db port=5432 dbname=health user=health_owner")
         #expect(!url.contains("password") && !url.contains("@"), "the password travels in PGPASSWORD")
-        #expect(warehouse["environment"]?["PGPASSWORD"]?.string?.hasPrefix("${POSTGRES_PASSWORD") == true)
-        #expect(reportedPorts(warehouse) == ["${WAREHOUSE_BIND:-0.0.0.0}:${WAREHOUSE_PORT:-8080}:8080"])
+        #expect(warehouse["environment"]?["PGPASSWORD"]?.string?.hasPrefix("${WAREHOUSE_DB_PASSWORD") == true)
+        #expect(reportedPorts(warehouse) == ["${WAREHOUSE_BIND:-127.0.0.1}:${WAREHOUSE_PORT:-8080}:8080"])
         let test = warehouse["healthcheck"]?["test"]?.strings ?? []
         #expect(Array(test.prefix(3)) == ["CMD", "bash", "-c"])
         #expect(test.last?.contains("GET /healthz") == true)
@@ -94,6 +107,7 @@ struct ComposeTests {
         #expect(command.contains("/backlog"))
         #expect(command.firstIndex(of: "--every").map { command[$0 + 1] } == "1h")
         #expect(ingest["volumes"]?.strings == ["./backlog:/backlog:ro"])
+        #expect(ingest["environment"]?["PGPASSWORD"] == compose.service("warehouse")?["environment"]?["PGPASSWORD"])
         #expect(ingest["environment"]?["DATABASE_URL"]?.string == compose.service("warehouse")?["environment"]?["DATABASE_URL"]?.string)
     }
 
@@ -143,7 +157,8 @@ struct ComposeTests {
         }
         let dockerfile = try Dockerfile.load()
         let runtime = try #require(dockerfile.stages.last)
-        #expect(try runtime.arguments(of: "ENTRYPOINT").map(Dockerfile.execForm) == [["health-warehouse"]])
+        #expect(try runtime.arguments(of: "ENTRYPOINT").map(Dockerfile.execForm)
+                == [["sh", "/usr/local/libexec/refuse-placeholders.sh", "health-warehouse"]])
         lines += try runtime.arguments(of: "CMD").map(Dockerfile.execForm)
         let documented = try Self.documentedRunLines()
         #expect(documented.contains(["token", "create", "--person", "me"]), "docs/docker.md mints the first token")
@@ -247,34 +262,231 @@ struct ComposeTests {
         }
     }
 
-    @Test("the YAML reader handles the constructs the deploy files use, and refuses the rest")
-    func miniYAML() throws {
-        let yaml = try MiniYAML.parse("""
-            # comment
-            a: plain value # trailing comment
-            b: "double \\"quoted\\" # not a comment"
-            c: 'single ''quoted'''
-            d: ["x", 'y', z]
-            e:
-              - one
-              - key: value
-                other: 2
-            f:
-            - same-indent item
-            g:
-            """)
-        #expect(yaml["a"]?.string == "plain value")
-        #expect(yaml["b"]?.string == #"double "quoted" # not a comment"#)
-        #expect(yaml["c"]?.string == "single 'quoted'")
-        #expect(yaml["d"]?.strings == ["x", "y", "z"])
-        #expect(yaml["e"]?[0]?.string == "one")
-        #expect(yaml["e"]?[1]?["other"]?.string == "2")
-        #expect(yaml["f"]?.strings == ["same-indent item"])
-        #expect(yaml["g"] == .null)
-        #expect(throws: YAMLError.self) { try MiniYAML.parse("a: &anchor 1") }
-        #expect(throws: YAMLError.self) { try MiniYAML.parse("a: {b: 1}") }
-        #expect(throws: YAMLError.self) { try MiniYAML.parse("a: |\n  text") }
-        #expect(throws: YAMLError.self) { try MiniYAML.parse("a: 1\na: 2") }
+    // MARK: - Hardening
+
+    @Test("warehouse and ingest connect as the owner role the owner-role job makes from the same .env names, never as the superuser")
+    func ownerRoleInCompose() throws {
+        let compose = try ComposeFile.load()
+        let job = try #require(compose.service("owner-role"))
+        #expect(job["command"]?.strings == ["sh", "/deploy/postgres/owner-role.sh"])
+        #expect(job["volumes"]?.strings == ["./deploy:/deploy:ro"])
+        #expect(Repository.exists("deploy/postgres/owner-role.sh"))
+        let owner = try compose.interpolate(try #require(job["environment"]?["OWNER_LOGIN"]?.string))
+        let superuser = try compose.interpolate(try #require(job["environment"]?["PGUSER"]?.string))
+        #expect(owner == "health_owner")
+        #expect(superuser == "health" && superuser != owner, "the job runs as the superuser; the warehouse does not")
+        #expect(try compose.interpolate(try #require(job["environment"]?["PGPASSWORD"]?.string)) == compose.exampleEnvironment["POSTGRES_PASSWORD"])
+        for name in Self.warehouseServices {
+            let environment = try #require(compose.service(name)?["environment"])
+            let url = try compose.interpolate(try #require(environment["DATABASE_URL"]?.string))
+            #expect(url.hasSuffix(" user=\(owner)"), "\(name): \(url)")
+            #expect(environment["PGPASSWORD"] == job["environment"]?["OWNER_PASSWORD"], "\(name) logs in with the owner's password")
+            #expect(!environment.scalars().contains { $0.value.contains("POSTGRES_USER") || $0.value.contains("POSTGRES_PASSWORD") },
+                    "\(name) knows nothing of the superuser")
+        }
+    }
+
+    @Test("owner-role.sh makes a login without superuser, role or database rights that migrates a fresh database, owns both schemas, and stores a batch")
+    func ownerRoleOnFreshDatabase() throws {
+        try TestPostgres.withDatabase(migrated: false) { db in
+            let owner = "owner_fresh_\(getpid())"
+            let output = try Self.runOwnerRoleScript(on: db, owner: owner, password: "owner-password-1")
+            #expect(output.contains("\(owner) owns schemas health and health_store"))
+            defer { Self.dropRole(owner, in: db) }
+            let role = try db.query("""
+                SELECT r.rolcanlogin, r.rolsuper, r.rolcreaterole, r.rolcreatedb, r.rolreplication, r.rolbypassrls,
+                       array(SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid)::text
+                FROM pg_roles r WHERE r.rolname = $1
+                """, [owner])
+            #expect(role.first.map { row in (0..<7).map { row[$0] ?? "" } } == ["t", "f", "f", "f", "f", "f", "{}"])
+            #expect(try db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = 'health_reader' AND NOT rolcanlogin", as: Int.self) == 1,
+                    "health_reader exists before the first migration, which the owner could not create it in")
+
+            let ownerURL = Libpq.with(db.connectionString, user: owner, password: "owner-password-1")
+            let migrate = try CLIProcess.run(["migrate", "--database-url", ownerURL])
+            #expect(migrate.status == 0, "\(migrate.stderr)")
+            #expect(try Self.schemaObjectsNotOwned(by: owner, in: db) == [])
+            #expect(try db.scalar("SELECT string_agg(nspowner::regrole::text, ',' ORDER BY nspname) FROM pg_namespace WHERE nspname IN ('health', 'health_store')",
+                                  as: String.self) == "\(owner),\(owner)")
+            try Self.storeOneBatch(as: ownerURL)
+            #expect(try db.scalar("SELECT steps FROM health.daily_summary WHERE person = 'default'", as: Int.self) == 42)
+        }
+    }
+
+    @Test("on a database migrated as the superuser, owner-role.sh hands every object of both schemas to the owner, keeps the reader's grants, and a second run changes nothing")
+    func ownerRoleTakesOverAnUpgradedDatabase() throws {
+        try TestPostgres.withDatabase { db in
+            let owner = "owner_upgrade_\(getpid())"
+            let reader = "reader_upgrade_\(getpid())"
+            try FilledDatabase.runReaderLoginScript(on: db, login: reader, password: "reader-password")
+            defer {
+                _ = try? db.query("DROP OWNED BY \(reader)")
+                _ = try? db.query("DROP ROLE \(reader)")
+            }
+            #expect(try Self.schemaObjectsNotOwned(by: owner, in: db).count > 50, "everything belongs to the superuser before")
+            try Self.runOwnerRoleScript(on: db, owner: owner, password: "owner-password-2")
+            defer { Self.dropRole(owner, in: db) }
+            #expect(try Self.schemaObjectsNotOwned(by: owner, in: db) == [])
+
+            // A second run finds nothing to hand over: no catalog row of the two schemas changes.
+            let catalog = """
+                SELECT string_agg(c.oid::text || ':' || c.xmin::text, ',' ORDER BY c.oid) FROM pg_class c
+                WHERE c.relnamespace IN ('health'::regnamespace, 'health_store'::regnamespace)
+                """
+            let before = try db.scalar(catalog, as: String.self)
+            try Self.runOwnerRoleScript(on: db, owner: owner, password: "owner-password-2")
+            #expect(try db.scalar(catalog, as: String.self) == before)
+
+            let ownerURL = Libpq.with(db.connectionString, user: owner, password: "owner-password-2")
+            let migrate = try CLIProcess.run(["migrate", "--database-url", ownerURL])
+            #expect(migrate.status == 0 && migrate.stdout.isEmpty, "\(migrate.stdout)\(migrate.stderr)")
+            try Self.storeOneBatch(as: ownerURL)
+            let connection = try PostgresConnection(connectionString: Libpq.with(db.connectionString, user: reader, password: "reader-password"))
+            defer { connection.close() }
+            #expect(try connection.query("SELECT steps FROM health.daily_summary WHERE person = 'default'").first?[0] == "42")
+        }
+    }
+
+    @Test("every service: no-new-privileges, every capability dropped (db adds back only what its entrypoint needs), a read-only root but Grafana's")
+    func hardening() throws {
+        let compose = try ComposeFile.load()
+        for name in compose.serviceNames {
+            let service = try #require(compose.service(name))
+            #expect(service["security_opt"]?.strings == ["no-new-privileges:true"], "\(name)")
+            #expect(service["cap_drop"]?.strings == ["ALL"], "\(name)")
+            #expect(service["privileged"] == nil && service["network_mode"] == nil && service["pid"] == nil, "\(name)")
+            if name == "db" {
+                #expect(service["cap_add"]?.strings.sorted() == ["CHOWN", "DAC_OVERRIDE", "FOWNER", "SETGID", "SETUID"])
+                #expect(service["tmpfs"]?.strings.contains("/var/run/postgresql") == true, "the server's socket folder")
+            } else {
+                #expect(service["cap_add"] == nil, "\(name)")
+            }
+            #expect(service["read_only"]?.string == (name == "grafana" ? nil : "true"), "\(name)")
+        }
+        for name in Self.warehouseServices {
+            #expect(compose.service(name)?["tmpfs"]?.strings == ["/tmp"], "\(name): the image's working directory")
+            #expect(compose.service(name)?["user"] == nil, "\(name) runs as the image's unprivileged user")
+        }
+        for job in ["owner-role", "reader-login"] {
+            #expect(compose.service(job)?["user"]?.string == "postgres", "\(job) runs psql as an unprivileged user")
+        }
+    }
+
+    @Test("the receiver, the database and Grafana are published on loopback unless .env names another address; the docs show the TLS proxy way out")
+    func loopback() throws {
+        let compose = try ComposeFile.load()
+        let warehouse = try #require(compose.service("warehouse"))
+        let published = try #require(reportedPorts(warehouse).first)
+        #expect(try compose.interpolate(published, defaultsOnly: true) == "127.0.0.1:8080:8080")
+        #expect(try compose.interpolate(published) == "127.0.0.1:8080:8080", ".env.example keeps the default")
+        for name in compose.serviceNames {
+            let service = try #require(compose.service(name))
+            for port in reportedPorts(service) {
+                #expect(try compose.interpolate(port).hasPrefix("127.0.0.1:"), "\(name): \(port)")
+                #expect(try compose.interpolate(port, defaultsOnly: true).hasPrefix("127.0.0.1:"), "\(name): \(port)")
+            }
+        }
+        let exposing = try Repository.text("docs/exposing.md")
+        #expect(exposing.contains("reverse_proxy 127.0.0.1:8080"))
+        #expect(exposing.contains("proxy_pass http://127.0.0.1:8080;"))
+        let docker = try Repository.text("docs/docker.md")
+        #expect(docker.contains("(exposing.md)"))
+        #expect(docker.contains("`127.0.0.1`") && docker.contains("WAREHOUSE_BIND"))
+    }
+
+    @Test("a change-me password from .env.example stops every service before it starts, naming the variable and never its value")
+    func placeholders() throws {
+        let compose = try ComposeFile.load()
+        let script = "deploy/refuse-placeholders.sh"
+        // Every service starts through the script: by its own entrypoint, or the image's.
+        let dockerfile = try Dockerfile.load()
+        let imageEntrypoint = try #require(try dockerfile.stages.last?.arguments(of: "ENTRYPOINT").first.map(Dockerfile.execForm))
+        #expect(dockerfile.stages.last?.arguments(of: "COPY").contains("\(script) /usr/local/libexec/refuse-placeholders.sh") == true)
+        for name in compose.serviceNames {
+            let service = try #require(compose.service(name))
+            if Self.warehouseServices.contains(name) {
+                #expect(service["entrypoint"] == nil, "\(name) keeps the image's entrypoint \(imageEntrypoint)")
+            } else {
+                #expect(Array((service["entrypoint"]?.strings ?? []).prefix(2)) == ["sh", "/deploy/refuse-placeholders.sh"], "\(name)")
+                let mounts = service["volumes"]?.strings ?? []
+                #expect(mounts.contains("./\(script):/deploy/refuse-placeholders.sh:ro") || mounts.contains("./deploy:/deploy:ro"), "\(name)")
+            }
+            // With .env.example as it is, each service's own passwords stop it.
+            var passwords: [String: String] = [:]
+            for (key, value) in service["environment"]?.pairs ?? [] where key.contains("PASSWORD") {
+                #expect(key.hasSuffix("PASSWORD"), "\(name).\(key): the script checks names ending in PASSWORD")
+                passwords[key] = try compose.interpolate(value.string ?? "")
+            }
+            #expect(!passwords.isEmpty, "\(name) is given a password")
+            let refused = try Self.runRefusePlaceholders(passwords)
+            #expect(refused.status == 78, "\(name): \(refused.output)")
+            for (key, value) in passwords {
+                #expect(refused.output.contains(key), "\(name): names \(key)")
+                #expect(!refused.output.contains(value), "\(name): never prints a password")
+            }
+            #expect(!refused.output.contains("started"))
+        }
+        // Real passwords pass, and the command runs with its arguments.
+        let accepted = try Self.runRefusePlaceholders(["PGPASSWORD": "x7Gq2vLr9", "GRAFANA_ADMIN_PASSWORD": "it's change-me later"])
+        #expect(accepted.status == 0)
+        #expect(accepted.output == "started now\n")
+    }
+
+    /// Runs deploy/postgres/owner-role.sh against a test database as its superuser.
+    @discardableResult
+    static func runOwnerRoleScript(on database: TestDatabase, owner: String, password: String) throws -> String {
+        var environment = try Libpq.environment(of: database.connectionString)
+        environment["OWNER_LOGIN"] = owner
+        environment["OWNER_PASSWORD"] = password
+        environment["PATH"] = try Psql.binary().deletingLastPathComponent().path + ":/usr/bin:/bin"
+        let result = try Run.program("/usr/bin/env", ["-i"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                                     + ["/bin/sh", Repository.url("deploy/postgres/owner-role.sh").path])
+        guard result.status == 0 else { throw DeploymentTestError("owner-role.sh exited \(result.status): \(result.output)") }
+        return result.output
+    }
+
+    /// deploy/refuse-placeholders.sh with only `passwords` in its environment, running `echo started now`.
+    static func runRefusePlaceholders(_ passwords: [String: String]) throws -> ProcessRunner.Result {
+        try Run.program("/usr/bin/env", ["-i", "PATH=/usr/bin:/bin"] + passwords.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+                        + ["/bin/sh", Repository.url("deploy/refuse-placeholders.sh").path, "echo", "started", "now"])
+    }
+
+    /// Objects of schemas health and health_store (and the schemas) owned by anyone but `owner`.
+    static func schemaObjectsNotOwned(by owner: String, in database: TestDatabase) throws -> [String] {
+        try database.query("""
+            SELECT 'schema ' || nspname FROM pg_namespace
+            WHERE nspname IN ('health', 'health_store') AND nspowner::regrole::text <> $1
+            UNION ALL
+            SELECT 'relation ' || c.oid::regclass::text FROM pg_class c
+            WHERE c.relnamespace IN ('health'::regnamespace, 'health_store'::regnamespace) AND c.relowner::regrole::text <> $1
+            UNION ALL
+            SELECT 'function ' || p.oid::regprocedure::text FROM pg_proc p
+            WHERE p.pronamespace IN ('health'::regnamespace, 'health_store'::regnamespace) AND p.proowner::regrole::text <> $1
+            UNION ALL
+            SELECT 'type ' || t.oid::regtype::text FROM pg_type t
+            WHERE t.typnamespace IN ('health'::regnamespace, 'health_store'::regnamespace) AND t.typowner::regrole::text <> $1
+            ORDER BY 1
+            """, [owner]).compactMap { $0[0] }
+    }
+
+    /// Starts `serve` on `url`, posts the README's one-sample batch and expects `200`.
+    static func storeOneBatch(as url: String) throws {
+        let (serve, port) = try CLIProcess.startServe(["--database-url", url])
+        defer {
+            serve.signal(SIGTERM)
+            _ = serve.wait()
+        }
+        let body = Bodies.json(samples: [Bodies.quantity(uuid: "A1B2C3D4-0000-4000-8000-000000000001", start: "2026-08-21T10:25:30.000+02:00",
+                                                         value: "42")])
+        let response = try HTTPTestClient.request(port: port, method: "POST", headers: [("Content-Type", "application/json")], body: body)
+        #expect(response.status == 200, "\(response.bodyText)")
+    }
+
+    /// Drops a role the test made, with what it owns in the test's database.
+    static func dropRole(_ role: String, in database: TestDatabase) {
+        _ = try? database.query("REASSIGN OWNED BY \(role) TO CURRENT_USER")
+        _ = try? database.query("DROP OWNED BY \(role)")
+        _ = try? database.query("DROP ROLE \(role)")
     }
 
     func reportedPorts(_ service: YAMLNode) -> [String] { service["ports"]?.strings ?? [] }

@@ -31,6 +31,26 @@ struct DockerfileTests {
         #expect(build.arguments(of: "COPY") == [". ."])
     }
 
+    @Test("the classic builder and BuildKit both build it offline: base images from build args, no syntax directive to fetch, no BuildKit-only flags")
+    func buildsWithoutBuildKit() throws {
+        let dockerfile = try Dockerfile.load()
+        #expect(dockerfile.directives.filter { $0.contains("syntax") }.isEmpty, "a syntax directive makes BuildKit pull a frontend image")
+        #expect(dockerfile.stages.map(\.image) == ["${SWIFT_IMAGE}", "${RUNTIME_IMAGE}"])
+        #expect(dockerfile.arguments["SWIFT_IMAGE"] == "swift:6.3-bookworm")
+        #expect(dockerfile.arguments["RUNTIME_IMAGE"] == "debian:bookworm-slim")
+        for stage in dockerfile.stages {
+            for (keyword, arguments) in stage.instructions {
+                #expect(!arguments.contains("<<"), "\(keyword): heredocs need BuildKit")
+                for flag in ["--mount", "--chmod", "--link", "--security", "--network", "--parents", "--exclude"] {
+                    #expect(!arguments.hasPrefix(flag), "\(keyword) \(flag) needs BuildKit")
+                }
+            }
+        }
+        // scripts/docker-base-images.sh makes the Swift image where it cannot be pulled, from this file.
+        #expect(Repository.exists("deploy/docker/swift-toolchain.Dockerfile"))
+        #expect(try Repository.text("scripts/docker-base-images.sh").contains("health-warehouse-swift:6.3-bookworm"))
+    }
+
     /// The `swift build … --product health-warehouse` commands of a stage.
     static func buildCommands(_ stage: Dockerfile.Stage) -> [String] {
         stage.arguments(of: "RUN").flatMap { $0.components(separatedBy: "&&") }

@@ -15,7 +15,7 @@ struct GrafanaTests {
 
     @Test("the datasource is PostgreSQL, logs in as the read-only login, and takes every secret from the environment")
     func datasource() throws {
-        let yaml = try MiniYAML.parse(try Repository.text("deploy/grafana/provisioning/datasources/health-warehouse.yaml"))
+        let yaml = try YAML.parse(try Repository.text("deploy/grafana/provisioning/datasources/health-warehouse.yaml"))
         #expect(yaml["apiVersion"]?.string == "1")
         let sources = yaml["datasources"]?.items ?? []
         #expect(sources.count == 1)
@@ -41,7 +41,7 @@ struct GrafanaTests {
 
     @Test("the dashboard provider loads a folder that compose mounts from deploy/grafana/dashboards")
     func dashboardProvider() throws {
-        let yaml = try MiniYAML.parse(try Repository.text("deploy/grafana/provisioning/dashboards/health-warehouse.yaml"))
+        let yaml = try YAML.parse(try Repository.text("deploy/grafana/provisioning/dashboards/health-warehouse.yaml"))
         #expect(yaml["apiVersion"]?.string == "1")
         let provider = try #require(yaml["providers"]?[0])
         #expect(provider["type"]?.string == "file")
