@@ -127,6 +127,16 @@ public struct Migrator: Sendable {
                     throw MigrationError.failed(file: migration.fileName, error: error)
                 }
             }
+            // Work a versioned file queued for the current definitions (rebuilding rollups
+            // under a new rule), in this same transaction.
+            if !pending.isEmpty,
+               try conn.query("SELECT to_regprocedure('health_store.after_migrate()') IS NOT NULL").first?.decode(0, as: Bool.self) == true {
+                do {
+                    try conn.query("SELECT health_store.after_migrate()")
+                } catch let error as PostgresError {
+                    throw MigrationError.failed(file: "health_store.after_migrate()", error: error)
+                }
+            }
             return pending
         }
     }

@@ -183,6 +183,8 @@ SELECT g.person, g.type, g.day, g.source, r AS rollup
 FROM (
   SELECT s.person, s.type, s.day, s.source, array_agg(health_store.sample_facts_of(s)) AS samples
   FROM health_store.samples s
+  -- A coalescing counts in no total and no sample count (24_coalescing.sql).
+  WHERE NOT s.coalesced
   GROUP BY s.person, s.type, s.day, s.source
 ) g
 CROSS JOIN LATERAL health_store.source_rollup(g.person, g.type, g.day, g.source, g.samples) r;

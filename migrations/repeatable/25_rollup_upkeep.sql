@@ -291,6 +291,7 @@ BEGIN
     ORDER BY x.person
   LOOP
     PERFORM health_store.lock_person(v_person);
+    PERFORM health_store.rebuild_coverings(v_person);
     DELETE FROM health_store.rollup_day WHERE person = v_person;
     DELETE FROM health_store.rollup_day_type WHERE person = v_person;
     DELETE FROM health_store.rollup_source WHERE person = v_person;
@@ -305,14 +306,36 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.rebuild_rollups(text) IS
-  'Rebuilds every rollup of one person (NULL: of everyone) from health_store.samples, under the person lock.';
+  'Rebuilds every rollup of one person (NULL: of everyone), and the coalescing state they depend on, from health_store.samples, under the person lock.';
+
+-- Work queued by versioned migrations (health_store.migration_tasks) that needs the current
+-- definitions: the migrator calls this at the end of every run, in the same transaction.
+CREATE OR REPLACE FUNCTION health_store.after_migrate()
+RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_person text;
+BEGIN
+  FOR v_person IN
+    DELETE FROM health_store.migration_tasks WHERE task = 'rebuild_rollups' RETURNING person
+  LOOP
+    PERFORM health_store.rebuild_rollups(v_person);
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.after_migrate() IS
+  'Runs the work versioned migrations queued in health_store.migration_tasks (rebuilding a person''s rollups under current definitions); called by the migrator at the end of each run.';
 
 -- Every difference between one person's stored rollups and a recompute. Empty when equal.
 --
 -- Level 1 is compared with a recompute from the samples; level 2 with a recompute from the
 -- stored level 1, each source's rank with the stored level 2, level 3 with a recompute from
 -- the stored level 2. All empty means, level by level, that every stored rollup equals a
--- recompute from the samples alone. Rows are compared as JSON objects by column name.
+-- recompute from the samples alone. Rows are compared as JSON objects by column name. The
+-- coalescing state the rollups rest on (coverings and samples.coalesced) is compared with a
+-- recompute too (level coalescing, keyed by the covering sample's uuid as text in source).
 CREATE OR REPLACE FUNCTION health_store.verify_rollups(p_person text)
 RETURNS TABLE (level text, day date, type text, source text, stored jsonb, recomputed jsonb)
 LANGUAGE sql STABLE
@@ -344,6 +367,24 @@ AS $$
   stored_day AS (
     SELECT d.day, to_jsonb(d) AS j FROM health_store.rollup_day d WHERE d.person = p_person
   ),
+  stored_coverings AS (
+    SELECT c.uuid, c.type, jsonb_build_object('parts', c.parts, 'parts_total', c.parts_total, 'counted', c.counted,
+                                              'coalesced', s.coalesced) AS j
+    FROM health_store.coverings c
+    LEFT JOIN health_store.samples s ON s.person = c.person AND s.uuid = c.uuid
+    WHERE c.person = p_person
+    UNION ALL
+    -- A sample flagged coalesced with no covering row.
+    SELECT s.uuid, s.type, jsonb_build_object('coalesced', true)
+    FROM health_store.samples s
+    WHERE s.person = p_person AND s.coalesced
+      AND NOT EXISTS (SELECT 1 FROM health_store.coverings c WHERE c.person = s.person AND c.uuid = s.uuid)
+  ),
+  calc_coverings AS (
+    SELECT c.uuid, c.type, jsonb_build_object('parts', c.parts, 'parts_total', c.parts_total, 'counted', c.counted,
+                                              'coalesced', NOT c.counted) AS j
+    FROM health_store.calc_coverings(p_person) c
+  ),
   calc_day AS (
     SELECT v.day, to_jsonb(v) AS j FROM health_store.calc_day v WHERE v.person = p_person
   )
@@ -360,6 +401,10 @@ AS $$
   SELECT 'day', coalesce(a.day, b.day), NULL, NULL, a.j, b.j
   FROM stored_day a FULL JOIN calc_day b ON a.day = b.day
   WHERE a.j IS DISTINCT FROM b.j
+  UNION ALL
+  SELECT 'coalescing', NULL, coalesce(a.type, b.type), coalesce(a.uuid, b.uuid)::text, a.j, b.j
+  FROM stored_coverings a FULL JOIN calc_coverings b ON a.uuid = b.uuid
+  WHERE a.j IS DISTINCT FROM b.j
   ORDER BY 1, 2, 3, 4
 $$;
 
@@ -372,5 +417,6 @@ REVOKE EXECUTE ON FUNCTION
   health_store.refresh_day_types(text, date[], text[]),
   health_store.refresh_person_derived(text, text),
   health_store.rebuild_rollups(text),
+  health_store.after_migrate(),
   health_store.verify_rollups(text)
 FROM PUBLIC;

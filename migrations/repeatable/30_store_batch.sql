@@ -43,6 +43,15 @@ DECLARE
   v_types    text[];
   v_sources  text[];
   v_added    health_store.added_samples[];
+  -- Spans of the samples of rule total written (old spans of replaced ones too): the
+  -- coalescing rule is decided again around them.
+  v_span_types   text[];
+  v_span_sources text[];
+  v_span_starts  timestamptz[];
+  v_span_ends    timestamptz[];
+  v_flip_days    date[];
+  v_flip_types   text[];
+  v_flip_sources text[];
 BEGIN
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
 
@@ -78,12 +87,13 @@ BEGIN
            CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activeEnergyKilocalories" END AS energy_kcal,
            x.s AS payload,
            o.uuid IS NOT NULL AS held, o.payload AS old_payload, o.origin AS old_origin,
-           o.day AS old_day, o.type AS old_type, o.source AS old_source
+           o.day AS old_day, o.type AS old_type, o.source AS old_source,
+           o.start_at AS old_start_at, o.end_at AS old_end_at
     FROM latest x
     -- One primary-key probe per sample (LATERAL keeps the planner from scanning the
     -- person's rows).
     LEFT JOIN LATERAL (
-      SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source FROM health_store.samples h
+      SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source, h.start_at, h.end_at FROM health_store.samples h
       WHERE h.person = p_person AND h.uuid = x.uuid
     ) AS o ON true
   ),
@@ -97,7 +107,7 @@ BEGIN
            duration_s, distance_m, energy_kcal, payload, p_received_at, p_received_at, p_export, p_origin
     FROM typed WHERE NOT held
     ORDER BY uuid
-    RETURNING n.day, n.type, n.source, health_store.sample_facts_of(n) AS facts
+    RETURNING n.day, n.type, n.source, n.start_at, n.end_at, health_store.sample_facts_of(n) AS facts
   ),
   -- A held uuid with other content: the newer copy replaces the older, unless the older came
   -- from an origin that wins (origin_rank). The same content again is a duplicate and the row
@@ -114,7 +124,15 @@ BEGIN
     WHERE x.held AND x.old_payload IS DISTINCT FROM x.payload
       AND v_rank >= health_store.origin_rank(x.old_origin)
       AND t.person = p_person AND t.uuid = x.uuid
-    RETURNING t.day, t.type, t.source, x.old_day, x.old_type, x.old_source
+    RETURNING t.day, t.type, t.source, t.start_at, t.end_at, x.old_day, x.old_type, x.old_source,
+              x.old_start_at, x.old_end_at
+  ),
+  written_spans AS (
+    SELECT w.type, w.source, w.start_at, w.end_at
+    FROM (SELECT type, source, start_at, end_at FROM inserted
+          UNION ALL SELECT type, source, start_at, end_at FROM replaced
+          UNION ALL SELECT old_type, old_source, old_start_at, old_end_at FROM replaced) w
+    JOIN health_store.catalog c ON c.type = w.type AND c.rule = 'total'
   ),
   -- Rollup keys a replaced row left or joined: recomputed from the samples.
   recompute AS (
@@ -134,8 +152,30 @@ BEGIN
                 FROM inserted i
                 WHERE NOT EXISTS (SELECT 1 FROM recompute r
                                   WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
-                GROUP BY i.day, i.type, i.source) g)
-  INTO n_inserted, n_replaced, v_days, v_types, v_sources, v_added;
+                GROUP BY i.day, i.type, i.source) g),
+         (SELECT array_agg(type) FROM written_spans),
+         (SELECT array_agg(source) FROM written_spans),
+         (SELECT array_agg(start_at) FROM written_spans),
+         (SELECT array_agg(end_at) FROM written_spans)
+  INTO n_inserted, n_replaced, v_days, v_types, v_sources, v_added,
+       v_span_types, v_span_sources, v_span_starts, v_span_ends;
+
+  -- A sample whose coalescing state changed leaves or joins its key's totals: that key is
+  -- recomputed rather than merged.
+  IF v_span_types IS NOT NULL THEN
+    SELECT array_agg(f.day), array_agg(f.type), array_agg(f.source)
+    INTO v_flip_days, v_flip_types, v_flip_sources
+    FROM health_store.refresh_coverings(p_person, v_span_types, v_span_sources, v_span_starts, v_span_ends) f;
+    IF v_flip_days IS NOT NULL THEN
+      v_days := v_days || v_flip_days;
+      v_types := v_types || v_flip_types;
+      v_sources := v_sources || v_flip_sources;
+      SELECT array_agg(a) INTO v_added
+      FROM unnest(v_added) a
+      WHERE NOT EXISTS (SELECT 1 FROM unnest(v_flip_days, v_flip_types, v_flip_sources) AS f(day, type, source)
+                        WHERE f.day = a.day AND f.type = a.type AND f.source = a.source);
+    END IF;
+  END IF;
 
   IF v_days IS NOT NULL OR v_added IS NOT NULL THEN
     PERFORM health_store.refresh_batch_rollups(p_person, v_days, v_types, v_sources, v_added);

@@ -254,6 +254,28 @@ COMMENT ON COLUMN health.workouts.route_distance_m IS 'Length of the route in me
 COMMENT ON COLUMN health.workouts.elevation_gain_m IS 'Sum of the route''s rises between consecutive points with an altitude, metres; NULL without a route or altitudes.';
 
 ---------------------------------------------------------------------------------------------
+-- health.coalesced_samples
+CREATE OR REPLACE VIEW health.coalesced_samples AS
+SELECT c.person, s.day, c.type, c.source, c.uuid, c.start_at, c.end_at, s.value, c.parts,
+       c.parts_total::double precision AS parts_total, c.counted
+FROM health_store.coverings c
+JOIN health_store.samples s ON s.person = c.person AND s.uuid = c.uuid;
+
+COMMENT ON VIEW health.coalesced_samples IS
+  'Every sample of rule total that covers two or more samples of its own source (Apple Health replacing fine samples with one combined sample, or a source writing a long sample over short ones): one row each. counted is false for a coalescing — its parts add up to its value, so it counts in no total — and true when they do not.';
+COMMENT ON COLUMN health.coalesced_samples.person IS 'Whose data.';
+COMMENT ON COLUMN health.coalesced_samples.day IS 'The covering sample''s own local day (of its start, in the person''s time zone or the offset written).';
+COMMENT ON COLUMN health.coalesced_samples.type IS 'Apple type identifier (a health.catalog type of rule total).';
+COMMENT ON COLUMN health.coalesced_samples.source IS 'Bundle identifier of the source that wrote both the covering sample and its parts.';
+COMMENT ON COLUMN health.coalesced_samples.uuid IS 'The covering sample''s uuid.';
+COMMENT ON COLUMN health.coalesced_samples.start_at IS 'Start of the covering sample (timestamptz).';
+COMMENT ON COLUMN health.coalesced_samples.end_at IS 'End of the covering sample (timestamptz).';
+COMMENT ON COLUMN health.coalesced_samples.value IS 'The covering sample''s value, in its type''s unit.';
+COMMENT ON COLUMN health.coalesced_samples.parts IS 'Samples of the same person, type and source inside its span (start >= its start, end <= its end).';
+COMMENT ON COLUMN health.coalesced_samples.parts_total IS 'What those samples add up to, in the type''s unit.';
+COMMENT ON COLUMN health.coalesced_samples.counted IS 'False for a coalescing (parts_total equals value to 1e-9 of it): the sample counts in no total and no sample count, its parts do. True when the parts do not add up: it counts as any sample.';
+
+---------------------------------------------------------------------------------------------
 -- health.daily_summary
 CREATE OR REPLACE VIEW health.daily_summary AS
 SELECT d.person, d.day,
@@ -515,7 +537,7 @@ COMMENT ON COLUMN health.settings.stale_after IS 'How long without a batch makes
 
 ---------------------------------------------------------------------------------------------
 GRANT SELECT ON
-  health.catalog, health.samples, health.daily_source_totals, health.daily_totals, health.daily_sleep,
+  health.catalog, health.samples, health.coalesced_samples, health.daily_source_totals, health.daily_totals, health.daily_sleep,
   health.daily_readings, health.daily_body, health.daily_workouts, health.workouts,
   health.daily_summary, health.freshness, health.export_runs, health.deliveries,
   health.quarantine, health.unknown_types, health.settings

@@ -1,0 +1,240 @@
+-- Coalesced samples counted once (CONTRACT.md §2, "Coalescing").
+--
+-- Apple Health may replace fine samples of one source with one combined sample over their
+-- span (a new uuid), and healthd v1 carries no deletions, so a receiver holds both. A sample C
+-- of rule total is a *coalescing* when the other samples of the same person, type and source
+-- that lie inside its span (start >= C.start, end <= C.end) are two or more and together add
+-- up to C's value (to 1e-9 of it). C then counts in no total and no sample count — its parts
+-- do — whichever arrived first: samples.coalesced marks it, and rollup level 1 leaves it out
+-- (20_rollup_source.sql). health_store.coverings lists every sample covering two or more of
+-- its source's samples, whether they add up or not (health.coalesced_samples).
+--
+-- store_samples keeps both right after every batch (refresh_coverings): only samples near
+-- what the batch wrote can change, and they are found by index — the samples starting up to
+-- an hour before a written span (samples_person_type_source_start), and the rare longer ones
+-- that started earlier (samples_person_long_spans, bounded by long_spans). Whether such a
+-- sample covers anything is one window function over them; only the ones that do are summed.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+-- The coalescing rule on numbers: two or more parts whose exact sum is the covering sample's
+-- value, to 1e-9 of it.
+CREATE OR REPLACE FUNCTION health_store.parts_add_up(value double precision, parts bigint, parts_total numeric)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN parts >= 2 AND value IS NOT NULL AND parts_total IS NOT NULL
+       AND abs(parts_total - value::numeric) <= 1e-9 * abs(value::numeric);
+
+COMMENT ON FUNCTION health_store.parts_add_up(double precision, bigint, numeric) IS
+  'The coalescing rule: two or more parts whose exact sum equals the covering sample''s value to 1e-9 of it.';
+
+-- Samples of the given keys near the given ranges (type, source, lo, hi: parallel arrays) that
+-- cover at least one other sample of their key, or are listed in coverings, with what they
+-- cover: the count and exact sum of the samples of their key inside their span. With
+-- ranges from -infinity to infinity it is every such sample of the keys.
+--
+-- A sample at most an hour long covers another exactly when some sample starting in the hour
+-- from its own start (itself excluded) ends no later than it does: the window below. Longer
+-- samples are few and always looked at.
+CREATE OR REPLACE FUNCTION health_store.coverings_near(p_person text, p_types text[], p_sources text[],
+                                                       p_lo timestamptz[], p_hi timestamptz[])
+RETURNS TABLE (uuid uuid, type text, source text, start_at timestamptz, end_at timestamptz,
+               value double precision, parts bigint, parts_total numeric)
+LANGUAGE sql STABLE
+BEGIN ATOMIC
+  WITH ranges AS (
+    SELECT DISTINCT u.type, u.source, u.lo, u.hi, coalesce(l.longest, interval '0') AS longest
+    FROM unnest(p_types, p_sources, p_lo, p_hi) AS u(type, source, lo, hi)
+    LEFT JOIN health_store.long_spans l ON l.person = p_person AND l.type = u.type AND l.source = u.source
+  ),
+  near AS (
+    SELECT DISTINCT ON (s.uuid) r.type, r.source, s.uuid, s.start_at, s.end_at, s.value
+    FROM ranges r
+    CROSS JOIN LATERAL (
+      -- Everything starting in the range or the hour before it…
+      SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
+      WHERE s.person = p_person AND s.type = r.type AND s.source = r.source
+        AND s.start_at >= r.lo - interval '1 hour' AND s.start_at <= r.hi
+      UNION ALL
+      -- …and the long samples that started earlier and reach into it.
+      SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
+      WHERE s.person = p_person AND s.type = r.type AND s.source = r.source
+        AND s.end_at - s.start_at > interval '1 hour'
+        AND s.start_at >= r.lo - r.longest AND s.start_at < r.lo - interval '1 hour' AND s.end_at >= r.lo
+    ) s
+    ORDER BY s.uuid
+  ),
+  windowed AS (
+    SELECT n.*, min(n.end_at) OVER (PARTITION BY n.type, n.source ORDER BY n.start_at
+                                    RANGE BETWEEN CURRENT ROW AND interval '1 hour' FOLLOWING
+                                    EXCLUDE CURRENT ROW) AS first_end_within
+    FROM near n
+  ),
+  candidates AS (
+    SELECT w.uuid, w.type, w.source, w.start_at, w.end_at, w.value
+    FROM windowed w
+    WHERE w.end_at - w.start_at > interval '1 hour' OR w.first_end_within <= w.end_at
+    UNION
+    -- A sample that covered two or more before this batch may cover none now.
+    SELECT c.uuid, c.type, c.source, c.start_at, c.end_at, s.value
+    FROM ranges r
+    JOIN health_store.coverings c
+      ON c.person = p_person AND c.type = r.type AND c.source = r.source
+     AND c.start_at >= r.lo - greatest(r.longest, interval '1 hour') AND c.start_at <= r.hi AND c.end_at >= r.lo
+    JOIN health_store.samples s ON s.person = p_person AND s.uuid = c.uuid
+  )
+  SELECT c.uuid, c.type, c.source, c.start_at, c.end_at, c.value, p.parts, p.parts_total
+  FROM candidates c
+  CROSS JOIN LATERAL (
+    SELECT count(*) AS parts, sum(q.value::numeric) AS parts_total
+    FROM health_store.samples q
+    WHERE q.person = p_person AND q.type = c.type AND q.source = c.source
+      AND q.start_at >= c.start_at AND q.start_at <= c.end_at AND q.end_at <= c.end_at
+      AND q.uuid <> c.uuid
+  ) p;
+END;
+
+COMMENT ON FUNCTION health_store.coverings_near(text, text[], text[], timestamptz[], timestamptz[]) IS
+  'Samples of the given keys near the given time ranges that cover another sample of their key (or did), with the count and exact sum of the samples inside their span.';
+
+-- After a batch: re-decides every sample that may cover what the batch wrote (p_*: the type,
+-- source and span of each sample of rule total written, old spans of replaced ones included),
+-- keeps coverings and samples.coalesced right, and returns the rollup keys of the samples whose
+-- coalesced flag changed: they must be recomputed. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_types text[], p_sources text[],
+                                                          p_starts timestamptz[], p_ends timestamptz[])
+RETURNS TABLE (day date, type text, source text)
+LANGUAGE plpgsql
+SET jit = off
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  v_types   text[];
+  v_sources text[];
+  v_lo      timestamptz[];
+  v_hi      timestamptz[];
+BEGIN
+  IF coalesce(cardinality(p_types), 0) = 0 THEN
+    RETURN;
+  END IF;
+
+  -- The written spans as islands per key: a span starting over an hour after the previous
+  -- ones ended starts a new island, so a batch spread over a month reads its own samples, not
+  -- the month.
+  WITH spans AS (
+    SELECT u.type, u.source, u.s, u.e,
+           max(u.e) OVER (PARTITION BY u.type, u.source ORDER BY u.s, u.e
+                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+    FROM unnest(p_types, p_sources, p_starts, p_ends) AS u(type, source, s, e)
+  ),
+  marked AS (
+    SELECT s.*, count(*) FILTER (WHERE s.reach IS NULL OR s.s > s.reach + interval '1 hour')
+                  OVER (PARTITION BY s.type, s.source ORDER BY s.s, s.e) AS island
+    FROM spans s
+  ),
+  islands AS (
+    SELECT m.type, m.source, min(m.s) AS lo, max(m.e) AS hi FROM marked m GROUP BY m.type, m.source, m.island
+  ),
+  longest AS (
+    -- Samples longer than an hour raise their key's bound for later batches.
+    INSERT INTO health_store.long_spans AS l (person, type, source, longest)
+    SELECT p_person, s.type, s.source, max(s.e - s.s)
+    FROM spans s WHERE s.e - s.s > interval '1 hour'
+    GROUP BY s.type, s.source
+    ON CONFLICT (person, type, source) DO UPDATE SET longest = excluded.longest
+    WHERE l.longest < excluded.longest
+  )
+  SELECT array_agg(i.type), array_agg(i.source), array_agg(i.lo), array_agg(i.hi)
+  INTO v_types, v_sources, v_lo, v_hi
+  FROM islands i;
+
+  RETURN QUERY
+  WITH decided AS (
+    SELECT n.*, health_store.parts_add_up(n.value, n.parts, n.parts_total) AS coalescing
+    FROM health_store.coverings_near(p_person, v_types, v_sources, v_lo, v_hi) n
+  ),
+  kept AS (
+    INSERT INTO health_store.coverings AS c (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
+    SELECT p_person, d.uuid, d.type, d.source, d.start_at, d.end_at, d.parts, d.parts_total, NOT d.coalescing
+    FROM decided d WHERE d.parts >= 2
+    ON CONFLICT (person, uuid) DO UPDATE SET
+      type = excluded.type, source = excluded.source, start_at = excluded.start_at, end_at = excluded.end_at,
+      parts = excluded.parts, parts_total = excluded.parts_total, counted = excluded.counted
+    WHERE (c.*) IS DISTINCT FROM (excluded.*)
+  ),
+  dropped AS (
+    DELETE FROM health_store.coverings c USING decided d
+    WHERE c.person = p_person AND c.uuid = d.uuid AND d.parts < 2
+  )
+  UPDATE health_store.samples s SET coalesced = d.coalescing
+  FROM decided d
+  WHERE s.person = p_person AND s.uuid = d.uuid AND s.coalesced IS DISTINCT FROM d.coalescing
+  RETURNING s.day, s.type, s.source;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refresh_coverings(text, text[], text[], timestamptz[], timestamptz[]) IS
+  'Re-decides the coalescing rule for every sample that may cover the given written spans, updates coverings and samples.coalesced, and returns the rollup keys of samples whose flag changed. Called by store_samples under the person lock.';
+
+-- Every sample of rule total of a person that covers two or more samples of its source, from
+-- scratch: what coverings and samples.coalesced must hold (verify_rollups, rebuild_rollups).
+CREATE OR REPLACE FUNCTION health_store.calc_coverings(p_person text)
+RETURNS TABLE (uuid uuid, type text, source text, start_at timestamptz, end_at timestamptz,
+               parts bigint, parts_total numeric, counted boolean)
+LANGUAGE sql STABLE
+BEGIN ATOMIC
+  SELECT n.uuid, n.type, n.source, n.start_at, n.end_at, n.parts, n.parts_total,
+         NOT health_store.parts_add_up(n.value, n.parts, n.parts_total)
+  FROM (SELECT array_agg(k.type) AS types, array_agg(k.source) AS sources
+        FROM (SELECT DISTINCT s.type, s.source FROM health_store.samples s
+              JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'total'
+              WHERE s.person = p_person) k) keys
+  CROSS JOIN LATERAL health_store.coverings_near(
+    p_person, keys.types, keys.sources,
+    array_fill('-infinity'::timestamptz, ARRAY[cardinality(keys.types)]),
+    array_fill('infinity'::timestamptz, ARRAY[cardinality(keys.types)])) n
+  WHERE n.parts >= 2;
+END;
+
+COMMENT ON FUNCTION health_store.calc_coverings(text) IS
+  'Every sample of rule total of a person covering two or more samples of its own source, computed from the samples alone: what health_store.coverings must hold.';
+
+-- Makes a person's coverings, coalesced flags and long_spans again from the samples alone.
+-- Caller holds the person lock; the rollups must be rebuilt after it.
+CREATE OR REPLACE FUNCTION health_store.rebuild_coverings(p_person text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  DELETE FROM health_store.long_spans WHERE person = p_person;
+  INSERT INTO health_store.long_spans (person, type, source, longest)
+  SELECT s.person, s.type, s.source, max(s.end_at - s.start_at)
+  FROM health_store.samples s
+  WHERE s.person = p_person AND s.end_at - s.start_at > interval '1 hour'
+  GROUP BY s.person, s.type, s.source;
+
+  DELETE FROM health_store.coverings WHERE person = p_person;
+  INSERT INTO health_store.coverings (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
+  SELECT p_person, c.uuid, c.type, c.source, c.start_at, c.end_at, c.parts, c.parts_total, c.counted
+  FROM health_store.calc_coverings(p_person) c;
+
+  UPDATE health_store.samples s SET coalesced = x.coalesced
+  FROM (SELECT s.uuid, coalesce(NOT c.counted, false) AS coalesced
+        FROM health_store.samples s
+        LEFT JOIN health_store.coverings c ON c.person = s.person AND c.uuid = s.uuid
+        WHERE s.person = p_person AND (s.coalesced OR c.uuid IS NOT NULL)) x
+  WHERE s.person = p_person AND s.uuid = x.uuid AND s.coalesced IS DISTINCT FROM x.coalesced;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.rebuild_coverings(text) IS
+  'Recomputes a person''s coverings, samples.coalesced flags and long_spans from the samples alone. Caller holds the person lock and rebuilds the rollups after.';
+
+REVOKE EXECUTE ON FUNCTION
+  health_store.coverings_near(text, text[], text[], timestamptz[], timestamptz[]),
+  health_store.refresh_coverings(text, text[], text[], timestamptz[], timestamptz[]),
+  health_store.calc_coverings(text),
+  health_store.rebuild_coverings(text)
+FROM PUBLIC;
