@@ -135,9 +135,7 @@ struct CLITests {
         running.signal(SIGTERM)
         let out = running.wait()
         #expect(out.status == 0 || out.status == 128 + SIGTERM, "\(out.status) \(out.stderr)")
-        let deadline = Date().addingTimeInterval(10)
-        while FileManager.default.fileExists(atPath: folder + "/postgres/postmaster.pid"), Date() < deadline { usleep(50_000) }
-        #expect(!FileManager.default.fileExists(atPath: folder + "/postgres/postmaster.pid"))
+        #expect(waitUntil { !FileManager.default.fileExists(atPath: folder + "/postgres/postmaster.pid") })
     }
 
     @Test("a malformed database URL fails with exit 1, and stderr holds no part of it, by flag or by DATABASE_URL",

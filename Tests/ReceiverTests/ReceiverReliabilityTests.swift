@@ -124,7 +124,8 @@ struct ReceiverReliabilityTests {
     func concurrentLoad() throws {
         try TestPostgres.withDatabase { db in
             // The real binary, so its memory can be watched on its own.
-            let (serve, port) = try CLIProcess.startServe(["--pool-size", "8", "--database-url", db.connectionString])
+            // 32 clients from one address: more than the default per-address limit of 16 could be at once.
+            let (serve, port) = try CLIProcess.startServe(["--pool-size", "8", "--per-address-limit", "0", "--database-url", db.connectionString])
             defer {
                 serve.signal(SIGTERM)
                 _ = serve.wait()
