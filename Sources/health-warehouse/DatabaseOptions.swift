@@ -10,7 +10,8 @@ struct DatabaseOptions {
           --database-url URL   libpq connection string or URI (default: $DATABASE_URL;
                                libpq's PG* variables also apply)
           --data-dir DIR       with no URL: run an embedded PostgreSQL in DIR
-                               (default ./health-warehouse-data), started for this command
+                               (default ./health-warehouse-data), started when needed and
+                               stopped by the last command still using it
         """
 
     var url: String?
@@ -80,10 +81,17 @@ struct DatabaseOptions {
 /// tens of milliseconds.
 struct WriterTimeouts {
     static let optionNames: Set<String> = ["lock-timeout", "statement-timeout"]
-    static let help = """
-          --lock-timeout DURATION       a write waiting this long for a lock gives up (default 10s)
-          --statement-timeout DURATION  a statement running this long is cancelled (default 30s)
-        """
+    /// The two options' help lines, their descriptions starting at `column` like the
+    /// command's other options.
+    static func help(column: Int) -> String {
+        let pad = String(repeating: " ", count: column)
+        return """
+              --lock-timeout DURATION
+            \(pad)a write waiting this long for a lock gives up (default 10s)
+              --statement-timeout DURATION
+            \(pad)a statement running this long is cancelled (default 30s)
+            """
+    }
 
     /// Seconds.
     var lock: Double

@@ -32,7 +32,7 @@ struct IngestCommand: Command {
           --force            read every file again (duplicates are free: upsert on uuid)
           --every DURATION   run again every DURATION (e.g. 15m, 1h) until SIGTERM or SIGINT
           --json             print the summary as JSON on stdout (one line a run)
-        \(WriterTimeouts.help)
+        \(WriterTimeouts.help(column: 21))
 
         Exit codes: 0 every file ingested or skipped; 1 some file failed (each named on
         stderr with its line or record), or the database failed; 64 usage.

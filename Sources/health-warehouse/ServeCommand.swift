@@ -32,7 +32,7 @@ struct ServeCommand: Command {
           --request-deadline SECONDS
                                  a request's headers and body must arrive within this, or the
                                  connection is cut (default 60)
-        \(WriterTimeouts.help)
+        \(WriterTimeouts.help(column: 25))
           --insecure-no-auth     allow a non-loopback address with no token minted (every
                                  batch then belongs to person `default`)
 
