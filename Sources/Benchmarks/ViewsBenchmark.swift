@@ -503,7 +503,7 @@ struct ViewsBenchmark {
             defer { admin.close() }
             try admin.query("CREATE DATABASE \(name)")
             made.append(name)
-            let target = Self.with(url!, database: name)
+            let target = try Self.with(url!, database: name)
             let c = try PostgresConnection(connectionString: target)
             defer { c.close() }
             try Migrator().migrate(c)
@@ -517,13 +517,9 @@ struct ViewsBenchmark {
             for name in made.reversed() { _ = try? admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)") }
         }
 
-        static func with(_ connectionString: String, database: String) -> String {
-            if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://"),
-               var components = URLComponents(string: connectionString) {
-                components.path = "/" + database
-                return components.string ?? connectionString
-            }
-            return connectionString + " dbname=\(database)"
+        /// The same server with another database, the string read and rewritten by libpq.
+        static func with(_ connectionString: String, database: String) throws -> String {
+            try PostgresConnectionInfo(parsing: connectionString).setting("dbname", to: database).connectionString
         }
     }
 

@@ -24,6 +24,14 @@ static void cmhd_log(void *cls, const char *format, va_list ap) {
     while (length > 0 && (line[length - 1] == '\n' || line[length - 1] == '\r')) {
         line[--length] = '\0';
     }
+    // A message may quote what a client sent: control characters must not reach the log
+    // as they are (a raw newline would forge a line).
+    for (size_t i = 0; i < length; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if (c < 0x20 || c == 0x7f) {
+            line[i] = '?';
+        }
+    }
     memcpy(cmhd_last_error, line, length + 1);
     fprintf(stderr, "microhttpd: %s\n", line);
 }
@@ -42,7 +50,10 @@ struct MHD_Daemon *CMicroHTTPD_start_daemon(unsigned int flags,
                                             void *handler_cls,
                                             MHD_RequestCompletedCallback completed,
                                             void *completed_cls,
+                                            MHD_NotifyConnectionCallback notify_connection,
+                                            void *notify_connection_cls,
                                             unsigned int connection_limit,
+                                            unsigned int per_ip_connection_limit,
                                             unsigned int connection_timeout_s,
                                             size_t connection_memory_limit,
                                             int *error_number) {
@@ -61,9 +72,11 @@ struct MHD_Daemon *CMicroHTTPD_start_daemon(unsigned int flags,
         MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL,
         MHD_OPTION_SOCK_ADDR, bind_addr,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
         MHD_OPTION_UNESCAPE_CALLBACK, cmhd_unescape_identity, NULL,
         MHD_OPTION_END);
     int saved = errno;
@@ -109,4 +122,13 @@ int CMicroHTTPD_client_address(struct MHD_Connection *connection,
         return inet_ntop(AF_INET6, &v6->sin6_addr, buffer, (socklen_t)buffer_size) ? 0 : -1;
     }
     return -1;
+}
+
+int CMicroHTTPD_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    if (info == NULL) {
+        return -1;
+    }
+    return (int)info->connect_fd;
 }

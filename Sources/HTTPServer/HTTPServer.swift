@@ -8,11 +8,15 @@ import Darwin
 
 /// An HTTP/1.1 server on libmicrohttpd: requests in, responses out.
 ///
-/// Each connection gets its own MHD thread, and the handler runs on it, so a
-/// handler may block (a database transaction) without stalling other
-/// connections. The server reads bodies up to `maxBodyBytes` (a larger one is
-/// answered with a bare `413` and never reaches the handler), never filters
-/// methods, never redirects, and logs neither headers nor bodies.
+/// Each connection gets its own MHD thread, and the application's functions
+/// run on it, so they may block (a database transaction) without stalling
+/// other connections. When a request's header fields are in, `onHead` decides:
+/// reject it at once (no body is read), or accept it with a body limit and the
+/// function that answers the whole request. Bodies over the limit get a bare
+/// `413` and never reach that function. A request must arrive whole within
+/// `requestDeadlineSeconds`, and one address may hold at most
+/// `perAddressConnectionLimit` connections. The server never filters methods,
+/// never redirects, and logs neither headers nor bodies.
 public final class HTTPServer: Sendable {
     private let configuration: HTTPServerConfiguration
     private let core: ServerCore
@@ -21,12 +25,21 @@ public final class HTTPServer: Sendable {
 
     /// Creates a server; nothing listens until `start()`.
     ///
-    /// `handler` is called on libmicrohttpd's connection threads, possibly
-    /// many at once, once per fully received request within the body cap.
+    /// `onHead` is called on libmicrohttpd's connection threads, possibly many
+    /// at once, once per request as soon as its header fields are in; the
+    /// `respond` of its `accept` once the body is in within its limit.
     public init(configuration: HTTPServerConfiguration,
-                handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+                onHead: @escaping @Sendable (HTTPRequestHead) -> HTTPHeadDecision) {
         self.configuration = configuration
-        self.core = ServerCore(handler: handler, maxBodyBytes: configuration.maxBodyBytes)
+        self.core = ServerCore(onHead: onHead, maxBodyBytes: configuration.maxBodyBytes,
+                               requestDeadlineSeconds: configuration.requestDeadlineSeconds)
+    }
+
+    /// Creates a server that accepts every request with the configured body cap
+    /// and answers it with `handler`, once per fully received request.
+    public convenience init(configuration: HTTPServerConfiguration,
+                            handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+        self.init(configuration: configuration, onHead: { _ in .accept(respond: handler) })
     }
 
     deinit {
@@ -65,7 +78,10 @@ public final class HTTPServer: Sendable {
                     flags, sockaddr,
                     MHDCallbacks.accessHandler, retainedCore.toOpaque(),
                     MHDCallbacks.requestCompleted, retainedCore.toOpaque(),
+                    MHDCallbacks.connectionNotified, retainedCore.toOpaque(),
+                    // validate() keeps these within UInt32.
                     UInt32(configuration.connectionLimit),
+                    UInt32(configuration.perAddressConnectionLimit),
                     UInt32(configuration.connectionTimeoutSeconds),
                     configuration.perConnectionMemoryLimit,
                     &errorNumber)
@@ -78,6 +94,7 @@ public final class HTTPServer: Sendable {
             let bound = CMicroHTTPD_bound_port(daemon)
             port.store(bound > 0 ? Int(bound) : address.port, ordering: .sequentiallyConsistent)
             state = .running(RunningDaemon(daemon: daemon, retainedCore: retainedCore))
+            core.watch.startWatching()
         }
     }
 
@@ -92,6 +109,18 @@ public final class HTTPServer: Sendable {
     /// received, handlers running, answers being written.
     public var requestsInFlight: Int {
         core.requestsInFlight.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Connections open now, whatever they are doing (receiving, handled,
+    /// idle between requests).
+    public var openConnections: Int {
+        core.watch.openCount
+    }
+
+    /// Connections cut so far for not delivering a whole request within
+    /// `requestDeadlineSeconds`.
+    public var connectionsCutAtDeadline: Int {
+        core.watch.cutCount.load(ordering: .relaxed)
     }
 
     /// Stops the server gracefully; safe from any thread, idempotent.
@@ -130,6 +159,7 @@ public final class HTTPServer: Sendable {
             usleep(5_000)
         }
         MHD_stop_daemon(running.daemon)
+        core.watch.stop()
         if listenSocket >= 0 {
             _ = close(listenSocket)
         }

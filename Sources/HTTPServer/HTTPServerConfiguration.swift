@@ -2,7 +2,8 @@
 public struct HTTPServerConfiguration: Sendable {
     /// Where to listen; default `127.0.0.1:8080`.
     public var address: ListenAddress
-    /// The largest request body accepted, in bytes; a larger one is answered
+    /// The largest request body accepted, in bytes, unless the application's
+    /// `onHead` gives a request a limit of its own; a larger one is answered
     /// with a bare `413` and never reaches the handler. A `Content-Length`
     /// over it is refused before the body is read; a chunked body that grows
     /// past it is drained and refused at its end, or cut (no answer) if it
@@ -11,6 +12,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// How many connections may be open at once; further ones are closed at
     /// once by libmicrohttpd. Default 64.
     public var connectionLimit: Int
+    /// How many connections one client address may have open at once; further
+    /// ones from it are closed at once, so a few clients cannot take every
+    /// slot. 0 means no limit. Behind a reverse proxy every client is the
+    /// proxy's address. Default 16.
+    public var perAddressConnectionLimit: Int
+    /// Seconds a connection has to deliver a whole request, header fields and
+    /// body, counted from when it opened or from its previous answer; a
+    /// connection still receiving after that is cut (no answer), however
+    /// steadily it trickles. The handler's own time does not count. 0 turns
+    /// the deadline off. Default 60 (the healthd app gives up on a first
+    /// attempt after 60 s anyway).
+    public var requestDeadlineSeconds: Double
     /// Seconds a connection may stay without any traffic before it is cut
     /// (an idle keep-alive, a stalled upload, a client that never finishes its
     /// headers). It measures silence, not the total length of a request. Default 30.
@@ -25,11 +38,15 @@ public struct HTTPServerConfiguration: Sendable {
     public init(address: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
                 maxBodyBytes: Int = 4 * 1024 * 1024,
                 connectionLimit: Int = 64,
+                perAddressConnectionLimit: Int = 16,
                 connectionTimeoutSeconds: Int = 30,
+                requestDeadlineSeconds: Double = 60,
                 perConnectionMemoryLimit: Int = 64 * 1024) {
         self.address = address
         self.maxBodyBytes = maxBodyBytes
         self.connectionLimit = connectionLimit
+        self.perAddressConnectionLimit = perAddressConnectionLimit
+        self.requestDeadlineSeconds = requestDeadlineSeconds
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.perConnectionMemoryLimit = perConnectionMemoryLimit
     }
@@ -40,6 +57,12 @@ public struct HTTPServerConfiguration: Sendable {
         guard maxBodyBytes >= 0 else { throw bad("maxBodyBytes must be 0 or more, got \(maxBodyBytes)") }
         guard connectionLimit >= 1, connectionLimit <= Int(UInt32.max) else {
             throw bad("connectionLimit must be at least 1, got \(connectionLimit)")
+        }
+        guard perAddressConnectionLimit >= 0, perAddressConnectionLimit <= Int(UInt32.max) else {
+            throw bad("perAddressConnectionLimit must be 0 (no limit) or more, got \(perAddressConnectionLimit)")
+        }
+        guard requestDeadlineSeconds >= 0, requestDeadlineSeconds.isFinite else {
+            throw bad("requestDeadlineSeconds must be 0 (none) or more, got \(requestDeadlineSeconds)")
         }
         guard connectionTimeoutSeconds >= 1, connectionTimeoutSeconds <= Int(UInt32.max) else {
             throw bad("connectionTimeoutSeconds must be at least 1, got \(connectionTimeoutSeconds)")

@@ -12,9 +12,10 @@ enum MHDCallbacks {
     /// The body of the bare 413.
     static let tooLargeBody = #"{"error":"body too large"}"#
 
-    /// The MHD_AccessHandlerCallback: called once when the headers are in,
-    /// once per piece of body, and once more with `*upload_data_size == 0`
-    /// when the request is complete; that last call runs the handler.
+    /// The MHD_AccessHandlerCallback: called once when the headers are in
+    /// (the application's `onHead` decides then, before any body), once per
+    /// piece of body, and once more with `*upload_data_size == 0` when the
+    /// request is complete; that last call runs the application's `respond`.
     static let accessHandler: MHD_AccessHandlerCallback = {
         cls, connection, url, method, _, uploadData, uploadDataSize, conCls in
         guard let cls, let connection, let uploadDataSize, let conCls else { return .NO }
@@ -22,17 +23,35 @@ enum MHDCallbacks {
 
         guard let existing = conCls.pointee else {
             // First call: headers only. The context lives until requestCompleted.
-            let context = RequestContext()
+            let head = HTTPRequestHead(
+                method: method.map { String(cString: $0) } ?? "",
+                path: url.map { String(cString: $0) } ?? "",
+                headers: requestHeaders(connection),
+                remoteAddress: clientAddress(connection),
+                contentLength: contentLength(connection))
+            let context = RequestContext(head: head)
             conCls.pointee = Unmanaged.passRetained(context).toOpaque()
             core.requestsInFlight.add(1, ordering: .sequentiallyConsistent)
-            if let announced = contentLength(connection) {
-                if announced > UInt64(core.maxBodyBytes) {
-                    // Refuse before reading: queueing now makes MHD skip the body
-                    // (and the 100-continue) and close after answering.
+            switch core.onHead(head) {
+            case .reject(let response):
+                // Queueing now makes MHD skip the body (and the 100-continue) and close
+                // after answering.
+                context.responded = true
+                core.watch.received(key(connection))
+                return queue(response, on: connection, core: core)
+            case .accept(let limit, let respond):
+                context.maxBodyBytes = max(0, limit ?? core.maxBodyBytes)
+                context.respond = respond
+            }
+            if let announced = head.contentLength {
+                if announced > UInt64(context.maxBodyBytes) {
+                    // Refused before reading, like a reject.
                     context.bodyTooLarge = true
                     context.responded = true
+                    core.watch.received(key(connection))
                     return queue(tooLargeResponse(), on: connection, core: core)
                 }
+                // announced <= maxBodyBytes, an Int.
                 context.body.reserveCapacity(Int(announced))
             }
             return .YES
@@ -45,7 +64,8 @@ enum MHDCallbacks {
             // again at once with the same data otherwise (spins).
             uploadDataSize.pointee = 0
             if context.responded { return .YES }
-            if context.bodyTooLarge || context.body.count + size > core.maxBodyBytes {
+            // Compared by subtraction: body.count <= maxBodyBytes, so nothing can overflow.
+            if context.bodyTooLarge || size > context.maxBodyBytes - context.body.count {
                 if !context.bodyTooLarge {
                     context.bodyTooLarge = true
                     context.body = []
@@ -55,8 +75,9 @@ enum MHDCallbacks {
                 // in tests), so the rest is drained, not stored, and the 413
                 // goes out at the end. A client still sending after
                 // max(cap, 1 MiB) more bytes is cut rather than drained forever.
-                context.discardedBytes += size
-                return context.discardedBytes > max(core.maxBodyBytes, 1 << 20) ? .NO : .YES
+                let (total, overflow) = context.discardedBytes.addingReportingOverflow(size)
+                context.discardedBytes = overflow ? Int.max : total
+                return context.discardedBytes > max(context.maxBodyBytes, 1 << 20) ? .NO : .YES
             }
             if let uploadData {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) {
@@ -69,30 +90,48 @@ enum MHDCallbacks {
         // Last call: the whole request is in.
         if context.responded { return .YES }
         context.responded = true
-        if context.bodyTooLarge {
+        core.watch.received(key(connection))
+        guard !context.bodyTooLarge, let respond = context.respond else {
             return queue(tooLargeResponse(), on: connection, core: core)
         }
         var body: [UInt8] = []
         swap(&body, &context.body)
-        let request = HTTPRequest(
-            method: method.map { String(cString: $0) } ?? "",
-            path: url.map { String(cString: $0) } ?? "",
-            headers: requestHeaders(connection),
-            body: body,
-            remoteAddress: clientAddress(connection))
-        let response = core.handler(request)
+        let head = context.head
+        let request = HTTPRequest(method: head.method, path: head.path, headers: head.headers, body: body,
+                                  remoteAddress: head.remoteAddress)
+        let response = respond(request)
         return queue(response, on: connection, core: core)
     }
 
     /// The MHD_RequestCompletedCallback: called for every request that reached
     /// the access handler, however it ended (answered, timed out, aborted,
-    /// daemon shutdown); frees the request's context.
-    static let requestCompleted: MHD_RequestCompletedCallback = { cls, _, conCls, _ in
+    /// daemon shutdown); frees the request's context. A kept-alive connection's
+    /// next request is due within the request deadline from now.
+    static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
         guard let cls, let conCls, let raw = conCls.pointee else { return }
         conCls.pointee = nil
         Unmanaged<RequestContext>.fromOpaque(raw).release()
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        if let connection { core.watch.awaitingNext(key(connection)) }
         core.requestsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// The MHD_NotifyConnectionCallback: a connection opened (its first request
+    /// is due within the deadline) or closed (MHD closes its socket after this).
+    static let connectionNotified: MHD_NotifyConnectionCallback = { cls, connection, _, code in
+        guard let cls, let connection else { return }
+        let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED 1 (microhttpd.h).
+        switch code.rawValue {
+        case 0: core.watch.opened(key(connection), socket: CMicroHTTPD_connection_socket(connection))
+        case 1: core.watch.closed(key(connection))
+        default: break
+        }
+    }
+
+    /// A connection's identity in the watch: its address, unique while it is open.
+    static func key(_ connection: OpaquePointer) -> UInt {
+        UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(connection)))
     }
 
     /// The MHD_KeyValueIterator collecting header fields into a `HeaderCollector`.
@@ -160,7 +199,8 @@ enum MHDCallbacks {
             // Shutting down: don't invite the client to reuse this connection.
             _ = MHD_add_response_header(mhdResponse, "Connection", "close")
         }
-        return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+        // `problem` keeps status within 200...599.
+        return MHD_queue_response(connection, UInt32(clamping: response.status), mhdResponse)
     }
 
     /// One line on stderr; never request data.

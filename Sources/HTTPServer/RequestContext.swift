@@ -2,6 +2,12 @@
 /// call until the completed callback releases it. Only the connection's own
 /// MHD thread touches it, one call at a time.
 final class RequestContext {
+    /// The request as it was when its header fields arrived.
+    let head: HTTPRequestHead
+    /// This request's body cap.
+    var maxBodyBytes = 0
+    /// What answers the whole request, from `onHead`'s `accept`.
+    var respond: (@Sendable (HTTPRequest) -> HTTPResponse)?
     /// The body received so far.
     var body: [UInt8] = []
     /// The body went (or was announced) over the cap: bytes are discarded, the answer is 413.
@@ -10,4 +16,9 @@ final class RequestContext {
     var discardedBytes = 0
     /// A response has been queued; later calls only drain.
     var responded = false
+
+    /// A context for a request whose head is `head`.
+    init(head: HTTPRequestHead) {
+        self.head = head
+    }
 }

@@ -8,27 +8,38 @@ import Foundation
 /// connection thread, a command's main thread), never from the Swift concurrency pool.
 public final class PostgresConnection: @unchecked Sendable {
     private var handle: OpaquePointer?
+    /// Statements that went out whole (libpq flushed them), ever, and at the last `markUnsent()`.
+    private var sentCount = 0
+    private var sentCountAtMark = 0
 
-    /// Opens a connection.
+    /// Opens a connection from a connection string.
     ///
     /// - Parameter connectionString: a libpq keyword string (`host=… dbname=…`) or URI
-    ///   (`postgresql://…`); empty uses libpq's `PG*` environment variables and defaults.
-    ///   It never appears in an error.
-    public init(connectionString: String) throws {
-        // expand_dbname = 1: the dbname value may itself be a full conninfo string or URI,
-        // whose settings win over the defaults listed before it.
-        let keys = ["connect_timeout", "fallback_application_name", "dbname"]
-        let values = ["10", "health-warehouse", connectionString]
-        let conn: OpaquePointer? = withCStrings(keys) { k in
-            withCStrings(values) { v in
-                PQconnectdbParams(k, v, 1)
+    ///   (`postgresql://…`), read by libpq (`PostgresConnectionInfo(parsing:)`); empty uses
+    ///   libpq's `PG*` environment variables and defaults. It never appears in an error.
+    public convenience init(connectionString: String) throws {
+        try self.init(info: PostgresConnectionInfo(parsing: connectionString))
+    }
+
+    /// Opens a connection from keyword/value settings (`PQconnectdbParams`).
+    ///
+    /// A 10 s `connect_timeout` and the application name `health-warehouse` apply unless
+    /// `info` sets them. The password never appears in an error.
+    public init(info: PostgresConnectionInfo) throws {
+        let settings = PostgresConnectionInfo([("connect_timeout", "10"), ("fallback_application_name", "health-warehouse")])
+            .merging(info)
+        // expand_dbname = 0: every value is taken as it is; the string was already parsed.
+        let conn: OpaquePointer? = withCStrings(settings.parameters.map(\.keyword)) { k in
+            withCStrings(settings.parameters.map(\.value)) { v in
+                PQconnectdbParams(k, v, 0)
             }
         }
         guard let conn else {
             throw PostgresError(kind: .connectionFailed, message: "out of memory")
         }
         guard PQstatus(conn) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines()
+            // libpq may echo what it was given; a password must never travel on in an error.
+            let message = info.redacting(String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines())
             PQfinish(conn)
             throw PostgresError(kind: .connectionFailed, message: message)
         }
@@ -69,16 +80,42 @@ public final class PostgresConnection: @unchecked Sendable {
         return PQbackendPID(handle)
     }
 
+    /// Whether the connection still looks alive, found out without sending anything.
+    ///
+    /// An idle server sends nothing unasked, except when it is going away: a backend ended by
+    /// a restart, a crash or `pg_terminate_backend` sends a FATAL error and closes its end.
+    /// So an idle connection with something to read is taken as dead. (Sending first would
+    /// not tell: libpq reports a failed write only after reading what the server said, so
+    /// the statement would count as sent.)
+    public var isAliveWithoutSending: Bool {
+        guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else { return false }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return false }
+        var probe = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&probe, 1, 0) == 0
+    }
+
+    /// Whether any statement went out on this connection since `markUnsent()`; a statement
+    /// whose sending failed did not (the server cannot run half a message).
+    public var sentSinceMark: Bool { sentCount > sentCountAtMark }
+
+    /// Starts counting anew for `sentSinceMark` (the pool calls it when it hands the
+    /// connection out).
+    public func markUnsent() { sentCountAtMark = sentCount }
+
     /// Runs one statement with `$n` parameters (`nil` is SQL NULL) and returns its rows.
+    ///
+    /// Throws `parameterTooLarge` for a parameter of 2 GiB or more (libpq's lengths are 32-bit)
+    /// instead of trapping.
     @discardableResult
     public func query(_ sql: String, _ parameters: [(any PostgresBindable)?] = []) throws -> PostgresRows {
         guard let handle else {
             throw PostgresError(kind: .connectionLost, message: "the connection is closed")
         }
         let params = parameters.map { $0?.postgresParameter }
-        let count = Int32(params.count)
+        let (count, checkedLengths) = try Self.libpqSizes(params.map { $0?.bytes.count ?? 0 })
+        var lengths = checkedLengths
         var types = params.map { $0?.typeOID ?? 0 }
-        var lengths = params.map { Int32($0?.bytes.count ?? 0) }
         var formats = params.map { $0?.format.rawValue ?? 0 }
         // One allocation per parameter, freed when the call returns; text parameters need a
         // NUL terminator, binary ones are read by length.
@@ -94,12 +131,30 @@ public final class PostgresConnection: @unchecked Sendable {
             return p
         }
         defer { for b in buffers { b?.deallocate() } }
-        let result: OpaquePointer? = buffers.withUnsafeMutableBufferPointer { values in
+        let dispatched: Int32 = buffers.withUnsafeMutableBufferPointer { values in
             values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { v in
-                PQexecParams(handle, sql, count, &types, v.baseAddress, &lengths, &formats, 0)
+                PQsendQueryParams(handle, sql, count, &types, v.baseAddress, &lengths, &formats, 0)
             }
         }
-        return try check(result)
+        return try finish(dispatched: dispatched)
+    }
+
+    /// The parameter count and lengths as libpq's 32-bit integers; a size that does not fit
+    /// throws `parameterTooLarge` instead of trapping.
+    static func libpqSizes(_ sizes: [Int]) throws(PostgresError) -> (count: Int32, lengths: [Int32]) {
+        guard let count = Int32(exactly: sizes.count) else {
+            throw PostgresError(kind: .parameterTooLarge, message: "\(sizes.count) parameters is more than libpq can send")
+        }
+        var lengths: [Int32] = []
+        lengths.reserveCapacity(sizes.count)
+        for (index, size) in sizes.enumerated() {
+            guard let length = Int32(exactly: size) else {
+                throw PostgresError(kind: .parameterTooLarge,
+                                    message: "parameter $\(index + 1) is \(size) bytes; libpq sends at most \(Int32.max)")
+            }
+            lengths.append(length)
+        }
+        return (count, lengths)
     }
 
     /// Runs SQL text that may hold several statements, with no parameters (migrations).
@@ -107,10 +162,35 @@ public final class PostgresConnection: @unchecked Sendable {
         guard let handle else {
             throw PostgresError(kind: .connectionLost, message: "the connection is closed")
         }
-        _ = try check(PQexec(handle, sql))
+        _ = try finish(dispatched: PQsendQuery(handle, sql))
+    }
+
+    /// Collects the results of a statement sent with `PQsend…` as `PQexec` would (the last
+    /// one, stopping at a broken connection), noting whether it went out at all.
+    private func finish(dispatched: Int32) throws -> PostgresRows {
+        guard let handle else {
+            throw PostgresError(kind: .connectionLost, message: "the connection is closed")
+        }
+        guard dispatched == 1 else {
+            // Not sent (or not whole): nothing of it can have run.
+            throw PostgresError(kind: PQstatus(handle) == CONNECTION_OK ? .server : .connectionLost,
+                                message: String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines())
+        }
+        sentCount += 1
+        var last: OpaquePointer?
+        while let result = PQgetResult(handle) {
+            if let previous = last { PQclear(previous) }
+            last = result
+            if PQstatus(handle) == CONNECTION_BAD { break }
+        }
+        return try check(last)
     }
 
     /// Runs `body` inside `BEGIN … COMMIT`; any error thrown rolls back and is rethrown.
+    ///
+    /// The `COMMIT` is checked: a transaction the server rolled back at `COMMIT` (a failed
+    /// statement inside it was caught and ignored) throws SQLSTATE 25P02, and a connection
+    /// lost once `COMMIT` was sent throws `commitOutcomeUnknown`, never a success.
     @discardableResult
     public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try query("BEGIN")
@@ -121,13 +201,29 @@ public final class PostgresConnection: @unchecked Sendable {
             rollbackQuietly()
             throw error
         }
+        let outcome: PostgresRows
+        let sentBeforeCommit = sentCount
         do {
-            try query("COMMIT")
+            outcome = try query("COMMIT")
+        } catch let error as PostgresError where error.kind == .connectionLost && sentCount > sentBeforeCommit {
+            throw PostgresError(kind: .commitOutcomeUnknown, sqlState: error.sqlState, message: error.message)
         } catch {
             rollbackQuietly()
             throw error
         }
+        guard outcome.commandTag == "COMMIT" else {
+            throw PostgresError(kind: .server, sqlState: "25P02",
+                                message: "COMMIT rolled the transaction back (\(outcome.commandTag)): a statement inside it had failed")
+        }
         return value
+    }
+
+    /// Sets session settings for the rest of this connection's life, each name and value a
+    /// `$n` parameter (`set_config(name, value, false)`), e.g. `lock_timeout`.
+    public func setSessionSettings(_ settings: [(name: String, value: String)]) throws {
+        for setting in settings {
+            try query("SELECT set_config($1, $2, false)", [setting.name, setting.value])
+        }
     }
 
     /// Rolls back whatever is open, ignoring errors: after a failure the connection must be

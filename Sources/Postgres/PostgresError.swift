@@ -20,6 +20,13 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
         case poolTimeout
         /// The pool was closed.
         case poolClosed
+        /// The connection broke after `COMMIT` was sent: the transaction may or may not have
+        /// committed. Never replayed by the pool; the caller's client may send it again.
+        case commitOutcomeUnknown
+        /// libpq could not read the connection string (its text is never shown).
+        case invalidConnectionString
+        /// A parameter, or the number of them, is beyond what libpq can send.
+        case parameterTooLarge
     }
 
     public var kind: Kind
@@ -47,19 +54,26 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
         self.constraint = constraint
     }
 
-    /// True when the database itself is the trouble (down, full, read-only, overloaded, a
-    /// serialization failure): the request may succeed later as it is.
+    /// True when the database itself is the trouble (down, full, read-only, overloaded, busy,
+    /// a serialization failure): the request may succeed later as it is.
     public var isTransient: Bool {
         switch kind {
-        case .connectionFailed, .connectionLost, .poolTimeout, .poolClosed: return true
-        case .decoding: return false
+        case .connectionFailed, .connectionLost, .poolTimeout, .poolClosed, .commitOutcomeUnknown: return true
+        case .decoding, .invalidConnectionString, .parameterTooLarge: return false
         case .server:
             guard let state = sqlState else { return false }
             // 08 connection, 40 rollback (serialization, deadlock), 53 insufficient resources
             // (disk full, out of memory, too many connections), 57 operator intervention
-            // (shutdown, cancel), 58 system error (I/O), 25006 read-only transaction.
-            return ["08", "40", "53", "57", "58"].contains(String(state.prefix(2))) || state == "25006"
+            // (shutdown, and 57014 a statement_timeout), 58 system error (I/O), 25006 read-only
+            // transaction, 55P03 a lock_timeout.
+            return ["08", "40", "53", "57", "58"].contains(String(state.prefix(2))) || state == "25006" || isTimeout
         }
+    }
+
+    /// True for a writer session's `lock_timeout` (55P03, lock_not_available) or
+    /// `statement_timeout` (57014, query_canceled): the database is busy, not broken.
+    public var isTimeout: Bool {
+        kind == .server && (sqlState == "55P03" || sqlState == "57014")
     }
 
     public var description: String {
@@ -71,6 +85,9 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
         case .decoding: text = "cannot read a PostgreSQL result: "
         case .poolTimeout: text = "no database connection free: "
         case .poolClosed: text = "the database pool is closed: "
+        case .commitOutcomeUnknown: text = "lost the connection to PostgreSQL during COMMIT (the transaction may or may not have committed): "
+        case .invalidConnectionString: text = "the database connection string is not valid: "
+        case .parameterTooLarge: text = "cannot send a statement's parameters: "
         }
         if kind == .server {
             text += sqlState.map { " \($0): " } ?? ": "

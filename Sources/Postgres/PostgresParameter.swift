@@ -88,18 +88,27 @@ public struct PostgresBinaryText: PostgresBindable {
 /// PostgreSQL's text forms of `timestamptz`.
 public enum PostgresTimestamp {
     /// `2026-08-21 08:25:30.123456+00`, the form the server prints with `DateStyle` ISO.
+    /// An instant beyond what 64-bit microseconds hold (or not finite) is `infinity` or
+    /// `-infinity`, never a trap; the server refuses one beyond its own range with an error.
     public static func format(_ date: Date) -> String {
         let micros = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        var seconds = Int64((micros / 1_000_000).rounded(.down))
-        var fraction = Int64(micros) - seconds * 1_000_000
+        guard let whole = Int64(exactly: micros) else {
+            return micros < 0 ? "-infinity" : "infinity"
+        }
+        var seconds = PostgresTimestamp.floorDiv(whole, 1_000_000)
+        var fraction = whole - seconds * 1_000_000
         if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
         let (y, m, d) = civilDate(fromDays: Int(floorDiv(seconds, 86_400)))
         let secOfDay = Int(seconds - floorDiv(seconds, 86_400) * 86_400)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var frac = String(fraction)
-        frac = String(repeating: "0", count: 6 - frac.count) + frac
-        let year = y < 1000 ? String(repeating: "0", count: 4 - String(y).count) + String(y) : String(y)
+        frac = String(repeating: "0", count: max(0, 6 - frac.count)) + frac
+        // Astronomical year 0 is 1 BC, which is how PostgreSQL writes years before 1.
+        let bc = y <= 0
+        let digits = String(bc ? 1 - y : y)
+        let year = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
         return "\(year)-\(two(m))-\(two(d)) \(two(secOfDay / 3600)):\(two(secOfDay / 60 % 60)):\(two(secOfDay % 60)).\(frac)+00"
+            + (bc ? " BC" : "")
     }
 
     /// Parses the server's ISO output (`2026-08-21 10:25:30.5+02`, `…+05:30`, `…-03:30:15`).

@@ -3,11 +3,15 @@ import Foundation
 /// A small blocking pool of connections to one database.
 ///
 /// Hands a connection to one caller at a time. A connection that comes back broken or
-/// still inside a transaction is closed, never handed out again. A caller whose pooled
-/// connection turns out to be dead (the server restarted while it sat idle) gets one retry
-/// on a fresh connection, so a restart costs no request.
+/// still inside a transaction is closed, never handed out again. An idle connection is
+/// checked before it is handed out, without sending anything (`isAliveWithoutSending`), so
+/// one that died with a server restart is replaced and a restart costs no request. A caller
+/// whose connection turns out dead anyway gets one retry on a fresh connection only when
+/// nothing at all was sent on the dead one: work that reached the server (a `COMMIT` above
+/// all) is never run twice; its error goes back to the caller.
 public final class PostgresPool: @unchecked Sendable {
-    private let connectionString: String
+    private let info: Result<PostgresConnectionInfo, PostgresError>
+    private let sessionSettings: [(name: String, value: String)]
     private let maxConnections: Int
     private let waitLimit: TimeInterval
     // Guards every field below.
@@ -17,11 +21,27 @@ public final class PostgresPool: @unchecked Sendable {
     private var closed = false
 
     /// - Parameters:
-    ///   - connectionString: libpq keyword string or URI; never logged.
+    ///   - connectionString: libpq keyword string or URI, read by libpq; never logged. One
+    ///     libpq cannot read fails every call with `invalidConnectionString`.
     ///   - maxConnections: at most this many connections open at once.
     ///   - waitLimit: how long a caller waits for a free connection before `poolTimeout`.
-    public init(connectionString: String, maxConnections: Int = 8, waitLimit: TimeInterval = 30) {
-        self.connectionString = connectionString
+    ///   - sessionSettings: set on every new connection (`lock_timeout`, `statement_timeout`…).
+    public convenience init(connectionString: String, maxConnections: Int = 8, waitLimit: TimeInterval = 30,
+                            sessionSettings: [(name: String, value: String)] = []) {
+        self.init(info: Result { () throws(PostgresError) in try PostgresConnectionInfo(parsing: connectionString) },
+                  maxConnections: maxConnections, waitLimit: waitLimit, sessionSettings: sessionSettings)
+    }
+
+    /// A pool over connections made from `info`; the other parameters as above.
+    public convenience init(info: PostgresConnectionInfo, maxConnections: Int = 8, waitLimit: TimeInterval = 30,
+                            sessionSettings: [(name: String, value: String)] = []) {
+        self.init(info: .success(info), maxConnections: maxConnections, waitLimit: waitLimit, sessionSettings: sessionSettings)
+    }
+
+    private init(info: Result<PostgresConnectionInfo, PostgresError>, maxConnections: Int, waitLimit: TimeInterval,
+                 sessionSettings: [(name: String, value: String)]) {
+        self.info = info
+        self.sessionSettings = sessionSettings
         self.maxConnections = max(1, maxConnections)
         self.waitLimit = waitLimit
     }
@@ -29,16 +49,18 @@ public final class PostgresPool: @unchecked Sendable {
     /// Runs `body` with a connection of the pool.
     @discardableResult
     public func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        let (connection, reused) = try acquire()
+        let connection = try acquire()
+        connection.markUnsent()
         do {
             let value = try body(connection)
             release(connection)
             return value
-        } catch let error as PostgresError where reused && error.kind == .connectionLost {
-            // An idle connection died under us before doing anything useful: retry once on a
-            // fresh one. Callers' work is one transaction, so it either committed or not.
+        } catch let error as PostgresError where error.kind == .connectionLost && !connection.sentSinceMark {
+            // The connection was dead before anything went out on it, so the server ran
+            // nothing of `body`: running it again on a fresh connection repeats nothing.
             release(connection)
-            let (fresh, _) = try acquire(forceNew: true)
+            let fresh = try acquire(forceNew: true)
+            fresh.markUnsent()
             do {
                 let value = try body(fresh)
                 release(fresh)
@@ -79,7 +101,7 @@ public final class PostgresPool: @unchecked Sendable {
         return open
     }
 
-    private func acquire(forceNew: Bool = false) throws -> (PostgresConnection, reused: Bool) {
+    private func acquire(forceNew: Bool = false) throws -> PostgresConnection {
         condition.lock()
         let deadline = Date().addingTimeInterval(waitLimit)
         while true {
@@ -89,7 +111,7 @@ public final class PostgresPool: @unchecked Sendable {
             }
             if !forceNew, let connection = idle.popLast() {
                 condition.unlock()
-                if connection.isIdleAndHealthy { return (connection, true) }
+                if connection.isAliveWithoutSending { return connection }
                 discard(connection)
                 condition.lock()
                 continue
@@ -107,7 +129,14 @@ public final class PostgresPool: @unchecked Sendable {
                 open += 1
                 condition.unlock()
                 do {
-                    return (try PostgresConnection(connectionString: connectionString), false)
+                    let connection = try PostgresConnection(info: info.get())
+                    do {
+                        try connection.setSessionSettings(sessionSettings)
+                    } catch {
+                        connection.close()
+                        throw error
+                    }
+                    return connection
                 } catch {
                     condition.lock()
                     open -= 1

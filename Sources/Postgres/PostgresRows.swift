@@ -22,6 +22,11 @@ public final class PostgresRows: @unchecked Sendable, RandomAccessCollection {
         (0..<PQnfields(result)).map { String(cString: PQfname(result, $0)) }
     }
 
+    /// The command tag the server sent (`COMMIT`, `ROLLBACK`, `INSERT 0 3`, `SELECT 1`).
+    public var commandTag: String {
+        String(cString: PQcmdStatus(result))
+    }
+
     /// The number of rows an INSERT, UPDATE or DELETE touched.
     public var affectedRows: Int {
         Int(String(cString: PQcmdTuples(result))) ?? 0
@@ -50,8 +55,11 @@ public struct PostgresRow: Sendable {
     let rows: PostgresRows
     let index: Int32
 
-    /// The raw text of a column, `nil` for SQL NULL.
-    public subscript(column: Int) -> String? { rows.text(row: index, column: Int32(column)) }
+    /// The raw text of a column, `nil` for SQL NULL or no such column.
+    public subscript(column: Int) -> String? {
+        guard let column = Int32(exactly: column) else { return nil }
+        return rows.text(row: index, column: column)
+    }
 
     /// The raw text of a named column, `nil` for SQL NULL or no such column.
     public subscript(column: String) -> String? {
@@ -69,7 +77,7 @@ public struct PostgresRow: Sendable {
 
     /// A column decoded as `T`, or `nil` for SQL NULL.
     public func decodeIfPresent<T: PostgresDecodable>(_ column: Int, as type: T.Type = T.self) throws -> T? {
-        guard let text = rows.text(row: index, column: Int32(column)) else { return nil }
+        guard let number = Int32(exactly: column), let text = rows.text(row: index, column: number) else { return nil }
         guard let value = T(postgresText: text) else {
             throw PostgresError(kind: .decoding, message: "column \(column) is not a \(T.self)")
         }

@@ -7,6 +7,11 @@ import Warehouse
 /// Turns a request into a stored batch and a status code: credential → person, content
 /// type → decoder → store → answer. Runs on the HTTP server's connection threads and may
 /// block on the database there.
+///
+/// The credential and the content type are checked in `admit`, when the header fields
+/// arrive and before any body is read, so a client without a valid token cannot make the
+/// receiver buffer or parse anything; the person found there reaches the body's handler as
+/// a captured value, never looked up twice.
 public final class Receiver: Sendable {
     let pool: PostgresPool
     let store: BatchStore
@@ -20,18 +25,122 @@ public final class Receiver: Sendable {
         self.configuration = configuration
     }
 
-    /// Answers one request and logs one line about it (never a body or a credential).
-    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+    /// Header names a reverse proxy adds (RFC 7239 and the two common de facto ones).
+    static let forwardingHeaders = ["Forwarded", "X-Forwarded-For", "X-Real-IP"]
+
+    /// Decides on a request from its header fields alone (the server's `onHead`): answers
+    /// `GET`s, refusals (401, 405, 415) and database trouble at once, and accepts a batch
+    /// `POST` with the handler that decodes and stores its body for the person found.
+    public func admit(_ head: HTTPRequestHead) -> HTTPHeadDecision {
         let started = DispatchTime.now().uptimeNanoseconds
         var person: String?
-        var timing = PhaseTiming()
-        let outcome = route(request, person: &person, timing: &timing)
-        let response = outcome.response
+        switch decide(head, person: &person) {
+        case .answer(let outcome):
+            let response = outcome.response
+            log(method: head.method, path: head.path, person: person, outcome: outcome, status: response.status,
+                timing: PhaseTiming(), started: started)
+            return .reject(response)
+        case .readBody(let who, let format):
+            let headNanoseconds = DispatchTime.now().uptimeNanoseconds - started
+            return .accept { [self] request in
+                let started = DispatchTime.now().uptimeNanoseconds
+                var timing = PhaseTiming()
+                let outcome = receive(request.body, person: who, format: format, timing: &timing)
+                let response = outcome.response
+                log(method: request.method, path: request.path, person: who, outcome: outcome, status: response.status,
+                    timing: timing, started: started - min(started, headNanoseconds))
+                return response
+            }
+        }
+    }
+
+    /// Answers one whole request: `admit` on its head, then the body's handler. For callers
+    /// that already hold the body (tests, benchmarks); the server calls `admit` itself.
+    public func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let head = HTTPRequestHead(method: request.method, path: request.path, headers: request.headers,
+                                   remoteAddress: request.remoteAddress, contentLength: UInt64(request.body.count))
+        switch admit(head) {
+        case .reject(let response): return response
+        case .accept(_, let respond): return respond(request)
+        }
+    }
+
+    /// What the head of a request leads to.
+    enum HeadOutcome {
+        /// Answered without a body.
+        case answer(ReceiverOutcome)
+        /// A batch for `person` in `format`: read its body.
+        case readBody(person: String, format: PayloadFormat)
+    }
+
+    func decide(_ head: HTTPRequestHead, person: inout String?) -> HeadOutcome {
+        let method = head.method.uppercased()
+        do {
+            if method == "GET" || method == "HEAD" {
+                switch head.path {
+                case "/healthz":
+                    // No credential and no data: a monitor behind a proxy may ask it too.
+                    return .answer((try? pool.withConnection { PersonStats.isDatabaseUp($0) }) == true ? .healthy : .unhealthy)
+                case "/stats":
+                    switch try authenticate(head.headers) {
+                    case .person(let who):
+                        person = who
+                        return .answer(.stats(json: try pool.withConnection { try PersonStats.jsonText(person: who, on: $0) }))
+                    case .missingOrWrong: return .answer(.unauthorized)
+                    case .forwardedWithoutTokens: return .answer(.forwardedWithoutTokens)
+                    }
+                default:
+                    return .answer(.methodNotAllowed)
+                }
+            }
+            guard method == "POST" else { return .answer(.methodNotAllowed) }
+            switch try authenticate(head.headers) {
+            case .missingOrWrong: return .answer(.unauthorized)
+            case .forwardedWithoutTokens: return .answer(.forwardedWithoutTokens)
+            case .person(let who):
+                person = who
+                let contentType = head.headers["Content-Type"]
+                guard let format = Self.format(of: contentType) else { return .answer(.unsupportedMediaType(contentType)) }
+                return .readBody(person: who, format: format)
+            }
+        } catch {
+            return .answer(.failed(error))
+        }
+    }
+
+    /// Decodes and stores a batch body for `person`.
+    func receive(_ body: [UInt8], person: String, format: PayloadFormat, timing: inout PhaseTiming) -> ReceiverOutcome {
+        let result = timing.measure(\.decodeMilliseconds) {
+            Result { () throws(PayloadError) in try PayloadDecoder.decode(body, format: format) }
+        }
+        let decoded: DecodedBody
+        switch result {
+        case .success(let value): decoded = value
+        case .failure(let error): return .rejected(error)
+        }
+        switch decoded {
+        case .probe:
+            return .probe
+        case .batches(let batches):
+            do {
+                let digest = SHA256.hash(body)
+                return .stored(try timing.measure(\.storeMilliseconds) {
+                    try store.store(batches, person: person, origin: .http, bodySHA256: digest)
+                })
+            } catch {
+                return .failed(error)
+            }
+        }
+    }
+
+    /// One line about a request (never a body or a credential), and one more when storing failed.
+    func log(method: String, path: String, person: String?, outcome: ReceiverOutcome, status: Int, timing: PhaseTiming,
+             started: UInt64) {
         let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
         var counts = StoreCounts()
         if case .stored(let stored) = outcome { counts = stored }
         Log.event("http.request", [
-            "method": request.method, "path": request.path, "status": response.status, "person": person ?? "-",
+            "method": method, "path": path, "status": status, "person": person ?? "-",
             "samples": counts.samples, "inserted": counts.inserted, "duplicates": counts.duplicates,
             "replaced": counts.replaced, "quarantined": counts.quarantined,
             "decode_ms": timing.decodeMilliseconds, "db_ms": timing.storeMilliseconds, "ms": ms,
@@ -39,63 +148,29 @@ public final class Receiver: Sendable {
         if case .failed(let error) = outcome {
             Log.event("http.store_failed", ["person": person ?? "-", "error": "\(error)"])
         }
-        return response
     }
 
-    func route(_ request: HTTPRequest, person: inout String?, timing: inout PhaseTiming) -> ReceiverOutcome {
-        let method = request.method.uppercased()
-        if method == "GET" || method == "HEAD" {
-            switch request.path {
-            case "/healthz":
-                return (try? pool.withConnection { PersonStats.isDatabaseUp($0) }) == true ? .healthy : .unhealthy
-            case "/stats":
-                do {
-                    guard let who = try authenticate(request) else { return .unauthorized }
-                    person = who
-                    return .stats(json: try pool.withConnection { try PersonStats.jsonText(person: who, on: $0) })
-                } catch {
-                    return .failed(error)
-                }
-            default:
-                return .methodNotAllowed
-            }
-        }
-        guard method == "POST" else { return .methodNotAllowed }
-        do {
-            guard let who = try authenticate(request) else { return .unauthorized }
-            person = who
-            let contentType = request.headers["Content-Type"]
-            guard let format = Self.format(of: contentType) else { return .unsupportedMediaType(contentType) }
-            let result = timing.measure(\.decodeMilliseconds) {
-                Result { () throws(PayloadError) in try PayloadDecoder.decode(request.body, format: format) }
-            }
-            let decoded: DecodedBody
-            switch result {
-            case .success(let body): decoded = body
-            case .failure(let error): return .rejected(error)
-            }
-            switch decoded {
-            case .probe:
-                return .probe
-            case .batches(let batches):
-                let digest = SHA256.hash(request.body)
-                return .stored(try timing.measure(\.storeMilliseconds) {
-                    try store.store(batches, person: who, origin: .http, bodySHA256: digest)
-                })
-            }
-        } catch {
-            return .failed(error)
-        }
+    /// Whose request it is, from its credential header.
+    enum Credential: Equatable {
+        /// A live token's person, or `default` while no token was ever minted.
+        case person(String)
+        /// Tokens exist and this one is missing, malformed, unknown or revoked.
+        case missingOrWrong
+        /// No token exists, and a reverse proxy forwarded the request: loopback behind a
+        /// proxy is the internet, so the default person is not handed out (CONTRACT.md §1).
+        case forwardedWithoutTokens
     }
 
-    /// The person a request's credential belongs to; `default` while no token was ever minted; nil
-    /// for a missing or wrong credential.
-    func authenticate(_ request: HTTPRequest) throws -> String? {
-        if let value = request.headers[configuration.authHeader], let token = configuration.token(fromHeader: value),
+    /// The credential of a request's header fields. The whole header value is compared
+    /// (`Bearer <token>` with `Authorization`, the token itself with another header).
+    func authenticate(_ headers: HTTPHeaders) throws -> Credential {
+        if let value = headers[configuration.authHeader], let token = configuration.token(fromHeader: value),
            let person = try tokens.person(forToken: token) {
-            return person
+            return .person(person)
         }
-        return try tokens.anyMinted() ? nil : PersonName.defaultPerson
+        if try tokens.anyMinted() { return .missingOrWrong }
+        if Self.forwardingHeaders.contains(where: { headers[$0] != nil }) { return .forwardedWithoutTokens }
+        return .person(PersonName.defaultPerson)
     }
 
     /// `application/json` or `text/csv`, with any parameters (`; charset=utf-8`).

@@ -12,6 +12,7 @@ enum ReceiverOutcome {
     case unhealthy
     case methodNotAllowed
     case unauthorized
+    case forwardedWithoutTokens
     case unsupportedMediaType(String?)
     case rejected(PayloadError)
     case failed(any Error)
@@ -34,11 +35,20 @@ enum ReceiverOutcome {
             return .json(status: 405, Self.error("use POST to send a batch"), headers: [("Allow", "POST")])
         case .unauthorized:
             return .json(status: 401, Self.error("missing or wrong credential"))
+        case .forwardedWithoutTokens:
+            return .json(status: 401, Self.error(
+                "this request came through a reverse proxy (Forwarded, X-Forwarded-For or X-Real-IP) and no token exists: "
+                    + "mint one with `health-warehouse token create --person NAME` and send it with every request"))
         case .unsupportedMediaType(let type):
             return .json(status: 415, Self.error("Content-Type must be application/json or text/csv, got \(type ?? "none")"))
         case .rejected(let error):
             return .json(status: 400, Self.error(error.message))
         case .failed(let error):
+            if let postgres = error as? PostgresError, postgres.isTimeout {
+                // A writer waited past its lock_timeout (55P03) or statement_timeout (57014):
+                // busy, not broken. The app keeps the batch and honours Retry-After.
+                return .json(status: 503, Self.error("database busy; retry later"), headers: [("Retry-After", "60")])
+            }
             if let postgres = error as? PostgresError, postgres.isTransient {
                 return .json(status: 503, Self.error("database unavailable; retry later"), headers: [("Retry-After", "60")])
             }

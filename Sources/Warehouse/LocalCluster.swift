@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// A PostgreSQL cluster in a folder of its own, run with the server programs of this machine.
 ///
@@ -50,9 +51,11 @@ public final class LocalCluster: @unchecked Sendable {
     ///   - settings: extra `-c name=value` server settings.
     public func start(port: Int, listenAddresses: String, settings: [String: String] = [:]) throws {
         try makeFileForServer(logFile)
-        var options = "-p \(port) -k \(socketDirectory.path) -c listen_addresses='\(listenAddresses)'"
+        // pg_ctl hands -o to a shell (it runs `postgres … <options>` through /bin/sh), so
+        // every value is shell-quoted: a socket folder may hold spaces.
+        var options = "-p \(port) -k \(Self.shellQuoted(socketDirectory.path)) -c \(Self.shellQuoted("listen_addresses=\(listenAddresses)"))"
         for (name, value) in settings.sorted(by: { $0.key < $1.key }) {
-            options += " -c \(name)=\(value)"
+            options += " -c " + Self.shellQuoted("\(name)=\(value)")
         }
         do {
             try runServerProgram("pg_ctl", ["-D", dataDirectory.path, "-l", logFile.path, "-w", "-t", "60",
@@ -79,9 +82,21 @@ public final class LocalCluster: @unchecked Sendable {
         return (pid, port, lines[4])
     }
 
-    /// A libpq connection string for `database` over the Unix socket.
+    /// The libpq settings for `database` over the Unix socket, as keyword/value pairs.
+    public func connectionInfo(database: String, port: Int) -> PostgresConnectionInfo {
+        PostgresConnectionInfo([("host", socketDirectory.path), ("port", String(port)), ("user", Self.superuser),
+                                ("dbname", database)])
+    }
+
+    /// A libpq connection string for `database` over the Unix socket, values quoted as libpq
+    /// reads them (a folder may hold spaces).
     public func connectionString(database: String, port: Int) -> String {
-        "host=\(socketDirectory.path) port=\(port) user=\(Self.superuser) dbname=\(database)"
+        connectionInfo(database: database, port: port).connectionString
+    }
+
+    /// `text` in single quotes for a POSIX shell.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     // MARK: - Running as the right user

@@ -3,31 +3,68 @@ import Foundation
 /// One line per event on stderr: a constant message plus `key=value` fields
 /// (`http.request status=200 person=default samples=1000 ms=17`). Never a body, a token
 /// or a connection string.
+///
+/// A field's value may come from a client (a request path) or a server (an error
+/// message), so every value is escaped: control characters (newlines above all, which
+/// would start a forged line) become `\n`, `\r`, `\t` or `\u{…}`, a backslash `\\`, and
+/// a value holding a space, `"`, `=` or an escape is double-quoted. An event is always
+/// exactly one line.
 public enum Log {
     private static let lock = NSLock()
 
     /// Writes `event` with its fields, in the order given.
     public static func event(_ event: String, _ fields: KeyValuePairs<String, Any> = [:]) {
-        var line = Self.timestamp() + " " + event
-        for (key, value) in fields {
-            line += " \(key)=\(format(value))"
-        }
-        line += "\n"
+        let text = line(event, fields) + "\n"
         lock.lock()
-        FileHandle.standardError.write(Data(line.utf8))
+        FileHandle.standardError.write(Data(text.utf8))
         lock.unlock()
     }
 
+    /// The line `event` writes, without its line end: time, event, escaped fields.
+    public static func line(_ event: String, _ fields: KeyValuePairs<String, Any> = [:]) -> String {
+        var line = Self.timestamp() + " " + escaped(event).text
+        for (key, value) in fields {
+            line += " \(escaped(key).text)=\(format(value))"
+        }
+        return line
+    }
+
+    /// A field's value as written: escaped, and quoted when it must be.
     static func format(_ value: Any) -> String {
         let text: String
         switch value {
         case let d as Double: text = String(format: "%.1f", d)
         default: text = "\(value)"
         }
-        if text.isEmpty || text.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" }) {
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        let (body, needsQuotes) = escaped(text)
+        return needsQuotes || body.isEmpty ? "\"" + body + "\"" : body
+    }
+
+    /// `text` with backslashes, quotes and control characters (C0, DEL, C1, and the
+    /// Unicode line and paragraph separators) escaped; and whether it needs quotes.
+    static func escaped(_ text: String) -> (text: String, needsQuotes: Bool) {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        var needsQuotes = false
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""; needsQuotes = true
+            case "\n": out += "\\n"; needsQuotes = true
+            case "\r": out += "\\r"; needsQuotes = true
+            case "\t": out += "\\t"; needsQuotes = true
+            case " ", "=": out.unicodeScalars.append(scalar); needsQuotes = true
+            default:
+                let value = scalar.value
+                if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 {
+                    out += "\\u{" + String(value, radix: 16) + "}"
+                    needsQuotes = true
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
         }
-        return text
+        return (out, needsQuotes)
     }
 
     static func timestamp() -> String {

@@ -10,7 +10,8 @@ struct DatabaseOptions {
           --database-url URL   libpq connection string or URI (default: $DATABASE_URL;
                                libpq's PG* variables also apply)
           --data-dir DIR       with no URL: run an embedded PostgreSQL in DIR
-                               (default ./health-warehouse-data), started for this command
+                               (default ./health-warehouse-data), started when needed and
+                               stopped by the last command still using it
         """
 
     var url: String?
@@ -26,6 +27,13 @@ struct DatabaseOptions {
     /// (or reused) for the duration of `body`. Migrates first when asked.
     func withDatabase<T>(migrate: Bool, _ body: (String) throws -> T) throws -> T {
         if let url {
+            do {
+                _ = try PostgresConnectionInfo(parsing: url)
+            } catch {
+                // The reason has its quoted fragments removed: they may be part of a password.
+                throw CommandFailure(message: "--database-url (or DATABASE_URL) is not a connection string libpq can read: \(error.message)",
+                                     hint: "use a libpq keyword string (host=… dbname=…) or a URI (postgresql://user@host/db); percent-encode special characters in a URI")
+            }
             if migrate { try runMigrations(url) }
             return try body(url)
         }
@@ -58,5 +66,52 @@ struct DatabaseOptions {
         for migration in try Migrator().migrate(connection) {
             printError("migrated \(migration.fileName)")
         }
+    }
+}
+
+/// `--lock-timeout` and `--statement-timeout`: how long a write may wait for a lock, and run,
+/// before PostgreSQL gives up on it (`lock_timeout`, `statement_timeout` of the writer
+/// sessions). `serve` answers such a batch `503` with `Retry-After`; `ingest` stops and the
+/// next run goes on.
+///
+/// The defaults keep a stuck write well inside what the healthd app waits for an answer:
+/// 10 s for a lock is under its 15 s timeout on a retry, and 30 s for a statement under its
+/// 60 s on a first attempt (reference, "Receiver setup"), so the app hears `503` and keeps
+/// the batch instead of timing out while the write may still commit. A batch normally takes
+/// tens of milliseconds.
+struct WriterTimeouts {
+    static let optionNames: Set<String> = ["lock-timeout", "statement-timeout"]
+    /// The two options' help lines, their descriptions starting at `column` like the
+    /// command's other options.
+    static func help(column: Int) -> String {
+        let pad = String(repeating: " ", count: column)
+        return """
+              --lock-timeout DURATION
+            \(pad)a write waiting this long for a lock gives up (default 10s)
+              --statement-timeout DURATION
+            \(pad)a statement running this long is cancelled (default 30s)
+            """
+    }
+
+    /// Seconds.
+    var lock: Double
+    var statement: Double
+
+    init(_ parsed: ParsedArguments, command: String) throws {
+        func duration(_ name: String, default fallback: Double) throws -> Double {
+            guard let text = parsed.value(name) else { return fallback }
+            guard let seconds = Duration.seconds(text), seconds >= 0.001, seconds <= 86_400 else {
+                throw UsageError(message: "--\(name) must be a duration from 1ms to 1d such as 500ms, 10s or 2m, got \"\(text)\"",
+                                 command: command)
+            }
+            return seconds
+        }
+        lock = try duration("lock-timeout", default: 10)
+        statement = try duration("statement-timeout", default: 30)
+    }
+
+    /// The session settings of a writer pool, in milliseconds.
+    var sessionSettings: [(name: String, value: String)] {
+        [("lock_timeout", "\(Int((lock * 1000).rounded()))ms"), ("statement_timeout", "\(Int((statement * 1000).rounded()))ms")]
     }
 }

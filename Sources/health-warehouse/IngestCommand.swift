@@ -32,6 +32,7 @@ struct IngestCommand: Command {
           --force            read every file again (duplicates are free: upsert on uuid)
           --every DURATION   run again every DURATION (e.g. 15m, 1h) until SIGTERM or SIGINT
           --json             print the summary as JSON on stdout (one line a run)
+        \(WriterTimeouts.help(column: 21))
 
         Exit codes: 0 every file ingested or skipped; 1 some file failed (each named on
         stderr with its line or record), or the database failed; 64 usage.
@@ -44,11 +45,12 @@ struct IngestCommand: Command {
     var options: IngestOptions
     var every: Double?
     var json: Bool
+    var writerTimeouts: WriterTimeouts
     var database: DatabaseOptions
 
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["force", "json"],
-                                         options: DatabaseOptions.optionNames.union(["person", "format", "every"]))
+                                         options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(["person", "format", "every"]))
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one file, folder or - (standard input)", command: Self.name)
         }
@@ -76,6 +78,7 @@ struct IngestCommand: Command {
         }
         options = IngestOptions(person: person, format: format, force: parsed.has("force"))
         json = parsed.has("json")
+        writerTimeouts = try WriterTimeouts(parsed, command: Self.name)
         database = DatabaseOptions(parsed)
     }
 
@@ -84,7 +87,7 @@ struct IngestCommand: Command {
         Shutdown.shared.takeOver { _ in }
         let stop: @Sendable () -> Bool = { Shutdown.shared.isRequested }
         return try database.withDatabase(migrate: true) { url in
-            let pool = PostgresPool(connectionString: url, maxConnections: 2)
+            let pool = PostgresPool(connectionString: url, maxConnections: 2, sessionSettings: writerTimeouts.sessionSettings)
             defer { pool.close() }
             let ingester = Ingester(pool: pool, options: options)
             let display = ProgressDisplay(enabled: isatty(STDERR_FILENO) == 1)

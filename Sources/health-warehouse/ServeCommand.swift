@@ -25,9 +25,20 @@ struct ServeCommand: Command {
           --max-body SIZE        largest body accepted, e.g. 4MiB (default); larger gets 413
           --pool-size N          database connections (default 8)
           --connection-limit N   HTTP connections at once (default 64)
+          --per-address-limit N  HTTP connections at once from one client address (default
+                                 16; 0 for none). Behind a reverse proxy every client is the
+                                 proxy: raise it to --connection-limit and limit in the proxy
           --timeout SECONDS      idle HTTP connections are cut after this (default 60)
+          --request-deadline SECONDS
+                                 a request's headers and body must arrive within this, or the
+                                 connection is cut (default 60)
+        \(WriterTimeouts.help(column: 25))
           --insecure-no-auth     allow a non-loopback address with no token minted (every
                                  batch then belongs to person `default`)
+
+        The credential is checked when the header fields arrive, before any body is read.
+        A batch that waits past --lock-timeout or runs past --statement-timeout is answered
+        503 with Retry-After (the app keeps it and retries).
 
         Tokens: `health-warehouse token create --person NAME`. Once one exists, every request
         needs one. A 401 is not retried by the app: that batch is lost until exported again.
@@ -40,14 +51,18 @@ struct ServeCommand: Command {
     var maxBody: Int
     var poolSize: Int
     var connectionLimit: Int
+    var perAddressLimit: Int
     var timeout: Int
+    var requestDeadline: Int
+    var writerTimeouts: WriterTimeouts
     var insecureNoAuth: Bool
     var database: DatabaseOptions
 
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["insecure-no-auth"],
-                                         options: DatabaseOptions.optionNames.union(["listen", "auth-header", "max-body", "pool-size",
-                                                                                     "connection-limit", "timeout"]))
+                                         options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union([
+                                             "listen", "auth-header", "max-body", "pool-size", "connection-limit", "per-address-limit",
+                                             "timeout", "request-deadline"]))
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "serve takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
         }
@@ -67,14 +82,18 @@ struct ServeCommand: Command {
         maxBody = size
         poolSize = try parsed.integer("pool-size", default: 8, range: 1...100, command: Self.name)
         connectionLimit = try parsed.integer("connection-limit", default: 64, range: 1...10_000, command: Self.name)
+        perAddressLimit = try parsed.integer("per-address-limit", default: 16, range: 0...10_000, command: Self.name)
         timeout = try parsed.integer("timeout", default: 60, range: 1...3600, command: Self.name)
+        requestDeadline = try parsed.integer("request-deadline", default: 60, range: 1...3600, command: Self.name)
+        writerTimeouts = try WriterTimeouts(parsed, command: Self.name)
         insecureNoAuth = parsed.has("insecure-no-auth")
         database = DatabaseOptions(parsed)
     }
 
     func run() throws -> Int32 {
         try database.withDatabase(migrate: true) { url in
-            let pool = PostgresPool(connectionString: url, maxConnections: poolSize)
+            let pool = PostgresPool(connectionString: url, maxConnections: poolSize,
+                                    sessionSettings: writerTimeouts.sessionSettings)
             defer { pool.close() }
             let minted = try TokenStore(pool: pool).anyMinted()
             if !minted && !address.isLoopback && !insecureNoAuth {
@@ -85,7 +104,8 @@ struct ServeCommand: Command {
             let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader))
             let server = HTTPServer(configuration: HTTPServerConfiguration(
                 address: address, maxBodyBytes: maxBody, connectionLimit: connectionLimit,
-                connectionTimeoutSeconds: timeout), handler: receiver.handle)
+                perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
+                requestDeadlineSeconds: Double(requestDeadline)), onHead: receiver.admit)
             let stopped = DispatchSemaphore(value: 0)
             Shutdown.shared.takeOver { signal in
                 Log.event("serve.stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "in_flight": server.requestsInFlight])
@@ -99,7 +119,9 @@ struct ServeCommand: Command {
             }
             Log.event("serve.listening", ["address": "\(address.host):\(server.boundPort)",
                                           "auth": minted ? "tokens" : "none (person default)",
-                                          "auth_header": authHeader, "max_body": maxBody])
+                                          "auth_header": authHeader, "max_body": maxBody,
+                                          "lock_timeout_ms": Int((writerTimeouts.lock * 1000).rounded()),
+                                          "statement_timeout_ms": Int((writerTimeouts.statement * 1000).rounded())])
             stopped.wait()
             Log.event("serve.stopped")
             return 0

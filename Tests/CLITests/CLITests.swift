@@ -137,8 +137,22 @@ struct CLITests {
         running.signal(SIGTERM)
         let out = running.wait()
         #expect(out.status == 0 || out.status == 128 + SIGTERM, "\(out.status) \(out.stderr)")
-        let deadline = Date().addingTimeInterval(10)
-        while FileManager.default.fileExists(atPath: folder + "/postgres/postmaster.pid"), Date() < deadline { usleep(50_000) }
-        #expect(!FileManager.default.fileExists(atPath: folder + "/postgres/postmaster.pid"))
+        #expect(waitUntil { !FileManager.default.fileExists(atPath: folder + "/postgres/postmaster.pid") })
+    }
+
+    @Test("a malformed database URL fails with exit 1, and stderr holds no part of it, by flag or by DATABASE_URL",
+          arguments: ["postgresql://someone:hunter2%zz@127.0.0.1:1/health", "host=127.0.0.1 password='hunter2 never closed",
+                      "postgresql://someone:hunter2@127.0.0.1:1/health?sslmode=hunter2mode",
+                      "postgresql://someone:pass@hunter2@127.0.0.1:1/health"])
+    func malformedURLNotEchoed(url: String) throws {
+        for (arguments, environment) in [(["migrate", "--database-url", url], [String: String]()),
+                                         (["status"], ["DATABASE_URL": url])] {
+            let out = try CLIProcess.run(arguments, environment: environment)
+            #expect(out.status == 1, "\(arguments): \(out.stderr)")
+            #expect(out.stderr.hasPrefix("error: "), "\(out.stderr)")
+            #expect(!out.stderr.contains("hunter2"), "\(out.stderr)")
+            #expect(!out.stderr.contains("%zz"), "\(out.stderr)")
+            #expect(!out.stdout.contains("hunter2"))
+        }
     }
 }

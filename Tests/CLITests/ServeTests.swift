@@ -23,7 +23,8 @@ struct ServeTests {
 
     @Test("bad flags are usage errors, exit 64", arguments: [
         ["--listen", "nonsense"], ["--listen", "127.0.0.1:99999"], ["--max-body", "lots"], ["--pool-size", "0"],
-        ["--auth-header", "Bad Header"], ["--timeout", "-1"], ["extra"],
+        ["--auth-header", "Bad Header"], ["--timeout", "-1"], ["extra"], ["--lock-timeout", "never"], ["--statement-timeout", "0s"],
+        ["--request-deadline", "0"], ["--per-address-limit", "-1"],
     ])
     func badFlags(arguments: [String]) throws {
         let out = try CLIProcess.run(["serve"] + arguments)
@@ -87,5 +88,24 @@ struct ServeTests {
             }
         }
     }
-}
 
+    @Test("a request path with control characters is logged as one escaped line, never a forged one")
+    func pathCannotForgeLogLine() throws {
+        try TestPostgres.withDatabase { db in
+            let (serve, port) = try CLIProcess.startServe(["--database-url", db.connectionString])
+            // MHD passes a raw CR, ESC or DEL in the request target through to the application.
+            let connection = try HTTPTestConnection(port: port)
+            try connection.send(Array("GET /x\r\u{1B}[2K2026-01-01T00:00:00Z level=error forged=1\u{7F} HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            #expect(try connection.readResponse(timeout: 10).status == 405)
+            serve.signal(SIGTERM)
+            let out = serve.wait()
+            let lines = out.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+            let logged = lines.filter { $0.contains("forged=1") }
+            #expect(logged.count == 1, "\(out.stderr)")
+            #expect(logged.first?.contains(#"path="/x\r\u{1b}[2K2026-01-01T00:00:00Z level=error forged=1\u{7f}" status=405"#) == true,
+                    "\(logged)")
+            #expect(!out.stderr.contains("\r"))
+            #expect(!out.stderr.contains("\u{1B}"))
+        }
+    }
+}

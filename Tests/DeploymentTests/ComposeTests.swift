@@ -495,11 +495,7 @@ struct ComposeTests {
 extension Libpq {
     /// The same server with another database.
     static func database(_ connectionString: String, _ name: String) -> String {
-        if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://"),
-           var components = URLComponents(string: connectionString) {
-            components.path = "/" + name
-            return components.string ?? connectionString
-        }
-        return connectionString + " dbname=\(name)"
+        guard let info = try? PostgresConnectionInfo(parsing: connectionString) else { return connectionString }
+        return info.setting("dbname", to: name).connectionString
     }
 }

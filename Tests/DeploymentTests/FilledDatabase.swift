@@ -97,36 +97,21 @@ final class FilledDatabase: @unchecked Sendable {
     }
 }
 
-/// libpq connection strings: keyword/value (`host=… dbname=…`) or URI.
+/// libpq connection strings: keyword/value (`host=… dbname=…`) or URI, read and changed by libpq
+/// (`PostgresConnectionInfo`), never by hand.
 enum Libpq {
-    /// The same server and database with another user and password.
+    /// The same server and database with another user and password (the string unchanged
+    /// when libpq cannot read it; connecting then says so).
     static func with(_ connectionString: String, user: String, password: String) -> String {
-        if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://"),
-           var components = URLComponents(string: connectionString) {
-            components.user = user
-            components.password = password
-            return components.string ?? connectionString
-        }
-        // In a keyword/value string a later keyword wins.
-        return connectionString + " user=\(user) password=\(password)"
+        guard let info = try? PostgresConnectionInfo(parsing: connectionString) else { return connectionString }
+        return info.setting("user", to: user).setting("password", to: password).connectionString
     }
 
     /// libpq's PG* variables for a connection string, for programs that take no -d (the script).
     static func environment(of connectionString: String) throws -> [String: String] {
         var values: [String: String] = [:]
-        if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://") {
-            guard let c = URLComponents(string: connectionString) else { throw DeploymentTestError("bad URI") }
-            values["host"] = c.host
-            values["port"] = c.port.map(String.init)
-            values["user"] = c.user
-            values["password"] = c.password
-            values["dbname"] = String(c.path.dropFirst())
-            for item in c.queryItems ?? [] { values[item.name] = item.value }
-        } else {
-            for pair in connectionString.split(separator: " ") {
-                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
-                if parts.count == 2 { values[parts[0]] = parts[1] }
-            }
+        for parameter in try PostgresConnectionInfo(parsing: connectionString).parameters {
+            values[parameter.keyword] = parameter.value
         }
         let names = ["host": "PGHOST", "port": "PGPORT", "user": "PGUSER", "password": "PGPASSWORD", "dbname": "PGDATABASE",
                      "sslmode": "PGSSLMODE"]

@@ -49,6 +49,22 @@ struct PostgresConnectionTests {
         }
     }
 
+    @Test("an instant beyond 64-bit microseconds is sent as infinity, a date before year 1 as BC: never a trap")
+    func extremeTimestamps() throws {
+        #expect(PostgresTimestamp.format(Date(timeIntervalSince1970: 1e300)) == "infinity")
+        #expect(PostgresTimestamp.format(Date(timeIntervalSince1970: -1e300)) == "-infinity")
+        try TestPostgres.withDatabase { db in
+            let connection = try db.connect()
+            // 15 March 44 BC, noon UTC: astronomical year -43.
+            let ides = Date(timeIntervalSince1970: Double(PostgresTimestamp.daysFromCivil(-43, 3, 15)) * 86_400 + 43_200)
+            let row = try #require(connection.query(
+                "SELECT $1::timestamptz = '0044-03-15 12:00:00+00 BC'::timestamptz, $2::timestamptz = 'infinity'",
+                [ides, Date(timeIntervalSince1970: 1e300)]).first)
+            #expect(try row.decode(0, as: Bool.self) == true)
+            #expect(try row.decode(1, as: Bool.self) == true)
+        }
+    }
+
     @Test("a unique violation carries SQLSTATE 23505 and keeps the value out of its description")
     func uniqueViolation() throws {
         try TestPostgres.withDatabase { db in

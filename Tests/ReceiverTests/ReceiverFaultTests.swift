@@ -60,10 +60,59 @@ struct ReceiverFaultTests {
         }
     }
 
+    @Test("the connection lost inside COMMIT: 503 with Retry-After, the batch not replayed behind the app's back; sent again, stored once")
+    func lostCommit() throws {
+        try withReceiver { receiver, db in
+            // A deferred trigger on deliveries makes COMMIT wait for an advisory lock the test
+            // holds, so the writer's backend can be ended while it is inside COMMIT.
+            try db.query("""
+                CREATE FUNCTION public.hold_commit() RETURNS trigger LANGUAGE plpgsql AS
+                $$ BEGIN PERFORM pg_advisory_xact_lock(4243); RETURN NULL; END $$
+                """)
+            try db.query("""
+                CREATE CONSTRAINT TRIGGER hold_commit AFTER INSERT ON health_store.deliveries
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.hold_commit()
+                """)
+            let holder = try db.connect()
+            defer { holder.close() }
+            try holder.query("SELECT pg_advisory_lock(4243)")
+            let port = receiver.port
+            let body = Self.batch(1)
+            let sender = BackgroundJob {
+                try HTTPTestClient.request(port: port, method: "POST", path: "/", headers: [("Content-Type", "application/json")],
+                                           body: body, timeout: 60)
+            }
+            var waiting: Int32?
+            #expect(waitUntil(timeout: 30) {
+                waiting = try? db.scalar("""
+                    SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+                    WHERE l.locktype = 'advisory' AND NOT l.granted AND a.query = 'COMMIT'
+                    """, as: Int32.self)
+                return waiting != nil
+            })
+            let pid = try #require(waiting)
+            #expect(try db.scalar("SELECT pg_terminate_backend($1)", [pid], as: Bool.self) == true)
+            // Were the pool to replay the transaction, it could now commit.
+            try holder.query("SELECT pg_advisory_unlock(4243)")
+            let answer = try #require(sender.wait(timeout: 60)).get()
+            #expect(answer.status == 503)
+            #expect(answer.header("Retry-After") == "60")
+            #expect(try db.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.deliveries", as: Int.self) == 0)
+
+            // The app sends the same bytes again later.
+            let again = try receiver.post(body)
+            #expect(again.status == 200)
+            #expect(json(again)["inserted"] as? Int == 50)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.deliveries", as: Int.self) == 1)
+        }
+    }
+
     /// The samples table is moved to a tablespace on a 2 MB tmpfs, which fills after a few
-    /// batches: PostgreSQL fails to extend the table (SQLSTATE 53100, disk full).
+    /// batches: PostgreSQL fails to extend the table (SQLSTATE 53100, disk full). Whether it
+    /// runs, and why not, is written to stderr so the CI log shows it.
     @Test("a full disk answers 503 with Retry-After, never 4xx; the failed batch left nothing; with space back it stores fully",
-          .enabled(if: SmallFilesystem.canMount, "needs root and a machine that allows tmpfs mounts"))
+          .enabled("needs root and a machine that allows tmpfs mounts") { SmallFilesystem.reportAvailability() })
     func diskFull() throws {
         let disk = try SmallFilesystem(megabytes: 2, owner: LocalCluster.superuser)
         defer { disk.remove() }
@@ -105,13 +154,26 @@ struct SmallFilesystem {
     let path: String
 
     /// Whether this machine lets us mount one: root, and a kernel and sandbox that allow
-    /// tmpfs mounts (tried once with a 1 MB one).
-    static let canMount: Bool = {
-        guard geteuid() == 0, FileManager.default.isExecutableFile(atPath: "/bin/mount"),
-              let probe = try? SmallFilesystem(megabytes: 1, owner: "root") else { return false }
-        probe.remove()
-        return true
+    /// tmpfs mounts (tried once with a 1 MB one); when not, why.
+    static let availability: (canMount: Bool, reason: String) = {
+        guard geteuid() == 0 else { return (false, "not running as root (uid \(geteuid()))") }
+        guard FileManager.default.isExecutableFile(atPath: "/bin/mount") else { return (false, "no /bin/mount") }
+        do {
+            let probe = try SmallFilesystem(megabytes: 1, owner: "root")
+            probe.remove()
+            return (true, "a 1 MB tmpfs could be mounted")
+        } catch {
+            return (false, "mounting a 1 MB tmpfs failed: \(error)".replacingOccurrences(of: "\n", with: " "))
+        }
     }()
+
+    /// Writes to stderr whether the full-disk test runs and why, once; returns whether it can.
+    static func reportAvailability() -> Bool {
+        let (canMount, reason) = availability
+        let line = "ReceiverTests full-disk test: \(canMount ? "runs" : "SKIPPED"): \(reason)\n"
+        FileHandle.standardError.write(Data(line.utf8))
+        return canMount
+    }
 
     init(megabytes: Int, owner: String) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("hw-small-fs-\(UUID().uuidString)").path

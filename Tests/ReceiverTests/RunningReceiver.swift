@@ -11,12 +11,16 @@ final class RunningReceiver: Sendable {
     let pool: PostgresPool
     var port: Int { server.boundPort }
 
-    init(connectionString: String, authHeader: String = "Authorization", maxBody: Int = 4 << 20, poolSize: Int = 4) throws {
-        pool = PostgresPool(connectionString: connectionString, maxConnections: poolSize, waitLimit: 30)
+    /// `sessionSettings` are the writer pool's, as `serve` sets `lock_timeout` and `statement_timeout`.
+    init(connectionString: String, authHeader: String = "Authorization", maxBody: Int = 4 << 20, poolSize: Int = 4,
+         sessionSettings: [(name: String, value: String)] = []) throws {
+        pool = PostgresPool(connectionString: connectionString, maxConnections: poolSize, waitLimit: 30,
+                            sessionSettings: sessionSettings)
         let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader))
+        // The credential is checked on the head, as in `serve`.
         server = HTTPServer(configuration: HTTPServerConfiguration(
             address: try ListenAddress.parse("127.0.0.1:0"), maxBodyBytes: maxBody, connectionLimit: 64,
-            connectionTimeoutSeconds: 10), handler: receiver.handle)
+            connectionTimeoutSeconds: 10), onHead: receiver.admit)
         try server.start()
     }
 

@@ -91,7 +91,7 @@ final class ExternalServer: @unchecked Sendable {
         let admin = try PostgresConnection(connectionString: connectionString)
         defer { admin.close() }
         try admin.query("CREATE DATABASE \(name) TEMPLATE \(migrated ? prefix + "template" : "template0")")
-        return TestDatabase(name: name, connectionString: Self.with(connectionString, database: name), cluster: nil)
+        return TestDatabase(name: name, connectionString: try Self.with(connectionString, database: name), cluster: nil)
     }
 
     func dropAll() {
@@ -102,14 +102,8 @@ final class ExternalServer: @unchecked Sendable {
         }
     }
 
-    /// The same server with another database: libpq lets a later dbname win when the
-    /// string is a keyword list, and a URI is rewritten.
-    static func with(_ connectionString: String, database: String) -> String {
-        if connectionString.hasPrefix("postgres://") || connectionString.hasPrefix("postgresql://") {
-            guard var components = URLComponents(string: connectionString) else { return connectionString }
-            components.path = "/" + database
-            return components.string ?? connectionString
-        }
-        return connectionString + " dbname=\(database)"
+    /// The same server with another database, the string read and rewritten by libpq.
+    static func with(_ connectionString: String, database: String) throws -> String {
+        try PostgresConnectionInfo(parsing: connectionString).setting("dbname", to: database).connectionString
     }
 }

@@ -393,11 +393,7 @@ struct ViewsSurfaceTests {
 
     /// The same server as the test database, as another user.
     static func connectionString(_ base: String, user: String, password: String) -> String {
-        if base.hasPrefix("postgres://") || base.hasPrefix("postgresql://"), var components = URLComponents(string: base) {
-            components.user = user
-            components.password = password
-            return components.string ?? base
-        }
-        return base + " user=\(user) password=\(password)"
+        guard let info = try? PostgresConnectionInfo(parsing: base) else { return base }
+        return info.setting("user", to: user).setting("password", to: password).connectionString
     }
 }

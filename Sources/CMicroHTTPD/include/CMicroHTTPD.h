@@ -12,12 +12,14 @@
 
 /// Starts a daemon with the options HTTPServer uses.
 ///
-/// Options passed: MHD_OPTION_EXTERNAL_LOGGER (MHD's messages go to stderr
-/// and the last one is remembered per thread, see CMicroHTTPD_last_error),
-/// MHD_OPTION_SOCK_ADDR, MHD_OPTION_CONNECTION_LIMIT,
+/// Options passed: MHD_OPTION_EXTERNAL_LOGGER (MHD's messages go to stderr,
+/// control characters replaced by '?', and the last one is remembered per
+/// thread, see CMicroHTTPD_last_error), MHD_OPTION_SOCK_ADDR,
+/// MHD_OPTION_CONNECTION_LIMIT, MHD_OPTION_PER_IP_CONNECTION_LIMIT (0: none),
 /// MHD_OPTION_CONNECTION_TIMEOUT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-/// MHD_OPTION_NOTIFY_COMPLETED and MHD_OPTION_UNESCAPE_CALLBACK (identity:
-/// the URL path is handed over as sent, not percent-decoded).
+/// MHD_OPTION_NOTIFY_COMPLETED, MHD_OPTION_NOTIFY_CONNECTION and
+/// MHD_OPTION_UNESCAPE_CALLBACK (identity: the URL path is handed over as
+/// sent, not percent-decoded).
 ///
 /// On failure returns NULL, stores `errno` as it was right after
 /// MHD_start_daemon returned in `*error_number` (when not NULL), and
@@ -28,7 +30,10 @@ struct MHD_Daemon *CMicroHTTPD_start_daemon(unsigned int flags,
                                             void *handler_cls,
                                             MHD_RequestCompletedCallback completed,
                                             void *completed_cls,
+                                            MHD_NotifyConnectionCallback notify_connection,
+                                            void *notify_connection_cls,
                                             unsigned int connection_limit,
+                                            unsigned int per_ip_connection_limit,
                                             unsigned int connection_timeout_s,
                                             size_t connection_memory_limit,
                                             int *error_number);
@@ -49,5 +54,9 @@ int CMicroHTTPD_bound_port(struct MHD_Daemon *daemon);
 /// MHD_get_connection_info.
 int CMicroHTTPD_client_address(struct MHD_Connection *connection,
                                char *buffer, size_t buffer_size);
+
+/// The socket of a connection, or -1 when MHD cannot tell. Wraps variadic
+/// MHD_get_connection_info.
+int CMicroHTTPD_connection_socket(struct MHD_Connection *connection);
 
 #endif
