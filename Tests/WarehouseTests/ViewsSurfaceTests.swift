@@ -169,6 +169,12 @@ struct ViewsSurfaceTests {
             ("person", "text"), ("day", "date"), ("metric", "text"), ("warehouse_value", "double precision"),
             ("healthkit_value", "double precision"), ("difference", "double precision"),
         ]),
+        ("coalesced_samples", [
+            ("person", "text"), ("day", "date"), ("type", "text"), ("source", "text"), ("uuid", "uuid"),
+            ("start_at", "timestamp with time zone"), ("end_at", "timestamp with time zone"),
+            ("value", "double precision"), ("parts", "integer"), ("parts_total", "double precision"),
+            ("counted", "boolean"),
+        ]),
         ("daily_summary", [
             ("person", "text"),
             ("day", "date"),

@@ -71,9 +71,12 @@ BEGIN ATOMIC
     FROM near n
   ),
   candidates AS (
+    -- A sample with no duration combines nothing: never a candidate (so a flood of samples
+    -- at one instant costs nothing here).
     SELECT w.uuid, w.type, w.source, w.start_at, w.end_at, w.value
     FROM windowed w
-    WHERE w.end_at - w.start_at > interval '1 hour' OR w.first_end_within <= w.end_at
+    WHERE w.end_at > w.start_at
+      AND (w.end_at - w.start_at > interval '1 hour' OR w.first_end_within <= w.end_at)
     UNION
     -- A sample that covered two or more before this batch may cover none now.
     SELECT c.uuid, c.type, c.source, c.start_at, c.end_at, s.value
@@ -82,16 +85,23 @@ BEGIN ATOMIC
       ON c.person = p_person AND c.type = r.type AND c.source = r.source
      AND c.start_at >= r.lo - greatest(r.longest, interval '1 hour') AND c.start_at <= r.hi AND c.end_at >= r.lo
     JOIN health_store.samples s ON s.person = p_person AND s.uuid = c.uuid
+  ),
+  -- What lies inside each distinct span, read once however many candidates share it.
+  inside AS (
+    SELECT k.type, k.source, k.start_at, k.end_at, p.samples, p.total
+    FROM (SELECT DISTINCT c.type, c.source, c.start_at, c.end_at FROM candidates c) k
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS samples, sum(q.value::numeric) AS total
+      FROM health_store.samples q
+      WHERE q.person = p_person AND q.type = k.type AND q.source = k.source
+        AND q.start_at >= k.start_at AND q.start_at <= k.end_at AND q.end_at <= k.end_at
+    ) p
   )
-  SELECT c.uuid, c.type, c.source, c.start_at, c.end_at, c.value, p.parts, p.parts_total
+  -- The parts of a candidate: what lies inside its span but itself.
+  SELECT c.uuid, c.type, c.source, c.start_at, c.end_at, c.value, i.samples - 1,
+         i.total - coalesce(c.value::numeric, 0)
   FROM candidates c
-  CROSS JOIN LATERAL (
-    SELECT count(*) AS parts, sum(q.value::numeric) AS parts_total
-    FROM health_store.samples q
-    WHERE q.person = p_person AND q.type = c.type AND q.source = c.source
-      AND q.start_at >= c.start_at AND q.start_at <= c.end_at AND q.end_at <= c.end_at
-      AND q.uuid <> c.uuid
-  ) p;
+  JOIN inside i ON i.type = c.type AND i.source = c.source AND i.start_at = c.start_at AND i.end_at = c.end_at;
 END;
 
 COMMENT ON FUNCTION health_store.coverings_near(text, text[], text[], timestamptz[], timestamptz[]) IS
@@ -192,8 +202,8 @@ BEGIN ATOMIC
               WHERE s.person = p_person) k) keys
   CROSS JOIN LATERAL health_store.coverings_near(
     p_person, keys.types, keys.sources,
-    array_fill('-infinity'::timestamptz, ARRAY[cardinality(keys.types)]),
-    array_fill('infinity'::timestamptz, ARRAY[cardinality(keys.types)])) n
+    array_fill('-infinity'::timestamptz, ARRAY[coalesce(cardinality(keys.types), 0)]),
+    array_fill('infinity'::timestamptz, ARRAY[coalesce(cardinality(keys.types), 0)])) n
   WHERE n.parts >= 2;
 END;
 
