@@ -3,7 +3,7 @@ import DemoData
 import Foundation
 import HealthPayload
 import Postgres
-import TestSupport
+import Harness
 import Warehouse
 
 /// The ingest section of the benchmark; see docs/benchmarks.md ("## Ingest").

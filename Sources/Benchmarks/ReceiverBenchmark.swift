@@ -2,7 +2,7 @@ import DemoData
 import Foundation
 import HealthPayload
 import Postgres
-import TestSupport
+import Harness
 import Warehouse
 
 /// The receiver section: realistic 1000-sample batches sent one at a time over HTTP to a

@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import Postgres
 import Synchronization
-import TestSupport
+import Harness
 import Warehouse
 
 /// The views section of the benchmark; see docs/benchmarks.md ("Views").

@@ -1,5 +1,3 @@
-import Foundation
-
 /// An instant in the reference's one timestamp shape: `2026-08-21T10:25:30.000+02:00` or `2026-08-21T08:25:30.000Z`.
 ///
 /// Exactly three fractional digits; a numeric offset with a colon, or `Z`. Ranges are checked
@@ -61,11 +59,6 @@ public struct Timestamp: Sendable, Hashable {
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset * 60)
         millisecondsSinceEpoch = seconds * 1000 + Int64(m1 * 100 + m2)
         offsetMinutes = offset
-    }
-
-    /// The instant as a Foundation `Date` (the offset is dropped).
-    public var date: Date {
-        Date(timeIntervalSince1970: Double(millisecondsSinceEpoch) / 1000)
     }
 
     /// Days in `month` of `year` in the proleptic Gregorian calendar.

@@ -61,9 +61,17 @@ struct SplitterTests {
 
     @Test("the decoder's record and line become the file's")
     func relocate() {
-        let at = StreamPosition(offset: 500, line: 20, records: 10)
-        #expect(ErrorLocation.relocate("record 2 (line 3): unterminated quoted field", from: at) == "record 12 (line 22): unterminated quoted field")
-        #expect(ErrorLocation.relocate("something else", from: at) == "body starting at record 11 (line 20): something else")
+        let at = StreamPosition(offset: 500, line: 20, records: 10).payloadStart
+        let unterminated = PayloadError("unterminated quoted field", problem: .invalidCSV, at: PayloadLocation(record: 2, line: 3, byteOffset: 40))
+        #expect(unterminated.shifted(by: at, format: .csv).message == "record 12 (line 22): unterminated quoted field")
+        #expect(unterminated.shifted(by: at, format: .csv).location == PayloadLocation(record: 12, line: 22, byteOffset: 540))
+        #expect(PayloadError("something else").shifted(by: at, format: .csv).message == "body starting at record 11 (line 20): something else")
+        // A JSON line: the file's line, and a syntax error's byte in the file.
+        let line3 = StreamPosition(offset: 30, line: 3, records: 0).payloadStart
+        #expect(PayloadError("schemaVersion is 2; only 1 is accepted").shifted(by: line3, format: .json).message
+                == "line 3: schemaVersion is 2; only 1 is accepted")
+        let syntax = PayloadError("unexpected value; expected a value", problem: .invalidJSON, at: PayloadLocation(line: 1, column: 6, byteOffset: 5))
+        #expect(syntax.shifted(by: line3, format: .json).message == "not valid JSON at byte 35 (line 3, column 6): unexpected value; expected a value")
     }
 
     @Test("JSON lines: one segment a line, blank lines blank, an unterminated last line kept", arguments: [1, 2, 64])
