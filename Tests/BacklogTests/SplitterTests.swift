@@ -51,6 +51,16 @@ struct SplitterTests {
         #expect(Self.split(&gz, Array(text.utf8), chunk: 5).last?.segments.last?.unfinished == nil, "a .gz file is complete: decode it")
     }
 
+    @Test("CSV: a record over 16 MiB (a quoted field that never closes) stops the file, named, instead of filling memory")
+    func csvRecordTooLong() {
+        var text = Array((Self.header + "1,a,b\n1,\"").utf8)
+        text += [UInt8](repeating: UInt8(ascii: "x"), count: BodyLimits.maxRecordBytes + 1)
+        var splitter = CSVBodySplitter(from: .start, mayGrow: false)
+        let units = Self.split(&splitter, text, chunk: 1 << 20)
+        #expect(splitter.failure == "record 3 (line 3) is longer than 16 MiB: not a healthd row (a quoted field that never closes?)")
+        #expect(units.flatMap(\.segments).isEmpty, "nothing of the failed body is handed on")
+    }
+
     @Test("CSV: resuming at a ledger position continues its numbering")
     func csvResume() {
         var splitter = CSVBodySplitter(from: StreamPosition(offset: 100, line: 11, records: 9), mayGrow: true)
