@@ -3,7 +3,7 @@
 /// Exactly three fractional digits; a numeric offset with a colon, or `Z`. Ranges are checked
 /// (month 01–12, days per month with leap years, hour 00–23, minute and second 00–59, year
 /// 0001–9999 — PostgreSQL has no year 0 — and an offset of at most ±15:59, PostgreSQL's limit).
-/// A hand-rolled parser costs tens of nanoseconds; `ISO8601DateFormatter` costs ~37 µs (ARCHITECTURE.md).
+/// A hand-rolled parser costs tens of nanoseconds; `ISO8601DateFormatter` measured ~37 µs a stamp here.
 public struct Timestamp: Sendable, Hashable {
     /// Milliseconds since 1970-01-01T00:00:00Z.
     public var millisecondsSinceEpoch: Int64
