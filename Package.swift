@@ -44,7 +44,7 @@ let package = Package(
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
-        .target(name: "TestSupport", dependencies: ["Harness", "Postgres", "Warehouse"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Harness", "DemoData", "HealthPayload", "Postgres", "Warehouse"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "TestSupport"],
                     resources: [.copy("Fixtures")]),

@@ -1,9 +1,9 @@
 import Backlog
 import DemoData
 import Foundation
+import Harness
 import HealthPayload
 import Postgres
-import Harness
 import Warehouse
 
 /// The ingest section of the benchmark; see docs/benchmarks.md ("## Ingest").

@@ -2,14 +2,19 @@ import HealthPayload
 
 /// A batch's envelope, instants in ms, all written in one offset.
 public struct DemoEnvelope: Sendable {
+    /// The export run's UUID.
     public var exportId: String
+    /// When the run's batches were built.
     public var generatedAt: Int64
+    /// The 1-based position of the batch in its run, and whether it is the run's last.
     public var batchSequence: Int
     public var isFinalBatch: Bool
     /// `anchor` or `window`.
     public var basis: String
+    /// No sample starts before `windowStart` or ends after `windowEnd`.
     public var windowStart: Int64
     public var windowEnd: Int64
+    /// The run the batch belongs to: a label, not a filter.
     public var occasionStart: Int64
     public var occasionEnd: Int64
     /// The UTC offset (minutes east) every timestamp of the body is written in, unless a sample says otherwise.
@@ -46,8 +51,17 @@ public enum DemoEncoder {
 
     /// A JSON body: the envelope and the sample objects, keys in byte order as the app writes them.
     public static func json(_ e: DemoEnvelope, _ samples: [DemoSample]) -> [UInt8] {
+        json(e, count: samples.count) { index, out in appendObject(samples[index], offsetMinutes: e.offsetMinutes, to: &out) }
+    }
+
+    /// A JSON body around sample objects given as JSON text (for tests that write a sample by hand).
+    public static func json(_ e: DemoEnvelope, objects: [String]) -> [UInt8] {
+        json(e, count: objects.count) { index, out in out.append(contentsOf: objects[index].utf8) }
+    }
+
+    private static func json(_ e: DemoEnvelope, count: Int, _ sample: (Int, inout [UInt8]) -> Void) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(samples.count * 460 + 512)
+        out.reserveCapacity(count * 460 + 512)
         func raw(_ text: String) { out.append(contentsOf: text.utf8) }
         func string(_ text: String) { JSONString.append(quoting: text, to: &out) }
         func stamp(_ ms: Int64) { string(DemoTimestamp.text(ms, offsetMinutes: e.offsetMinutes)) }
@@ -58,9 +72,9 @@ public enum DemoEncoder {
         raw(",\"occasionEnd\":"); stamp(e.occasionEnd)
         raw(",\"occasionStart\":"); stamp(e.occasionStart)
         raw(",\"samples\":[")
-        for (index, s) in samples.enumerated() {
+        for index in 0..<count {
             if index > 0 { raw(",") }
-            appendObject(s, offsetMinutes: e.offsetMinutes, to: &out)
+            sample(index, &out)
         }
         raw("],\"schemaVersion\":1,\"windowEnd\":"); stamp(e.windowEnd)
         raw(",\"windowStart\":"); stamp(e.windowStart)

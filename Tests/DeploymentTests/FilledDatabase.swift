@@ -1,3 +1,4 @@
+import DemoData
 import Foundation
 import HealthPayload
 import Postgres
@@ -42,13 +43,13 @@ final class FilledDatabase: @unchecked Sendable {
         }
         // A second person with ten days of phone steps and no time zone: every query must keep
         // the two apart.
-        var alex = SeededGenerator(seed: 99)
+        var alex = SeededRandom(seed: 99)
         var samples: [String] = []
         for back in 1...10 {
             let day = Date().addingTimeInterval(Double(-back) * 86_400)
             let text = Self.utcStamp(day)
             samples.append(Bodies.quantity(uuid: alex.uuid(), source: "com.apple.health.ALEX-PHONE", start: text,
-                                           value: "\(4000 + alex.int(4000))"))
+                                           value: "\(alex.int(4000...7999))"))
         }
         let alexBody = Bodies.json(samples: samples, exportId: alex.uuid())
         guard case .batches(let alexBatches) = try PayloadDecoder.decode(alexBody, format: .json) else { throw DeploymentTestError("probe") }
