@@ -2,6 +2,7 @@ import DemoData
 import Dispatch
 import Foundation
 import Harness
+import HealthPayload
 import Postgres
 import Synchronization
 import Warehouse
@@ -417,11 +418,10 @@ struct ViewsBenchmark {
         var cpuKnown = Self.cpuSeconds(pid: pidWith) != nil && Self.cpuSeconds(pid: pidWithout) != nil
         var perWith: [Double] = [], perWithout: [Double] = []
         for (n, body) in batches.enumerated() {
-            let envelope = """
-                {"exportId":"\(exportId)","generatedAt":"\(lastDay)T12:00:00.000+01:00","batchSequence":\(n + 1),\
-                "isFinalBatch":\(n == batches.count - 1),"basis":"window","windowStart":"2000-01-01T00:00:00.000Z",\
-                "windowEnd":"2100-01-01T00:00:00.000Z","occasionStart":"\(lastDay)T11:00:00.000+01:00","occasionEnd":"\(lastDay)T12:00:00.000+01:00"}
-                """
+            let envelope = Envelope(exportId: exportId, generatedAt: "\(lastDay)T12:00:00.000+01:00", batchSequence: n + 1,
+                                    isFinalBatch: n == batches.count - 1, basis: "window", windowStart: "2000-01-01T00:00:00.000Z",
+                                    windowEnd: "2100-01-01T00:00:00.000Z", occasionStart: "\(lastDay)T11:00:00.000+01:00",
+                                    occasionEnd: "\(lastDay)T12:00:00.000+01:00").jsonText
             // Alternate which database goes first, so neither always meets a warmer cache.
             let order = n % 2 == 0 ? [(with, true), (without, false)] : [(without, false), (with, true)]
             for (c, isWith) in order {

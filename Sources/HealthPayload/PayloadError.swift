@@ -83,8 +83,11 @@ public struct PayloadLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// What comes before a body in its stream: records, line terminators and bytes.
     public struct Start: Sendable, Equatable {
+        /// CSV records before the body.
         public var records: Int
+        /// Line terminators before the body (the body starts on line `lines + 1`).
         public var lines: Int
+        /// Bytes before the body.
         public var bytes: Int
 
         /// A body that starts after `records` CSV records, `lines` line terminators and `bytes` bytes.

@@ -59,7 +59,9 @@ final class FilledDatabase: @unchecked Sendable {
             SELECT * FROM health_store.store_batch($1, 'http', 'json', NULL, $2::jsonb, $3::jsonb, '[]'::jsonb,
                                                    sha256('sam'::bytea), now() - interval '2 days')
             """, [stalePerson,
-                  #"{"exportId":"0B5E9A0C-1111-4222-8333-444455556666","generatedAt":"2026-01-01T00:00:00.000Z","batchSequence":1,"isFinalBatch":true,"basis":"anchor","windowStart":"2026-01-01T00:00:00.000Z","windowEnd":"2026-01-01T00:00:00.000Z","occasionStart":"2026-01-01T00:00:00.000Z","occasionEnd":"2026-01-01T00:00:00.000Z"}"#,
+                  Envelope(exportId: "0B5E9A0C-1111-4222-8333-444455556666", generatedAt: "2026-01-01T00:00:00.000Z", batchSequence: 1,
+                           isFinalBatch: true, basis: "anchor", windowStart: "2026-01-01T00:00:00.000Z", windowEnd: "2026-01-01T00:00:00.000Z",
+                           occasionStart: "2026-01-01T00:00:00.000Z", occasionEnd: "2026-01-01T00:00:00.000Z").jsonText,
                   "[" + Bodies.quantity(uuid: "0B5E9A0C-1111-4222-8333-000000000001", start: "2026-01-01T00:00:00.000Z", value: "12") + "]"])
     }
 
