@@ -20,39 +20,45 @@ let package = Package(
 
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        // SHA-256 over libcrypto, for every module that hashes (tokens, bodies, files, migrations, demo ids).
+        .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "HealthPayload"),
         // libFuzzer harness for HealthPayload (scripts/fuzz-payload.sh); a corpus replayer without -DFUZZING.
         .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload"]),
-        .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "CCrypto"],
+        .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "Hashing"],
                 plugins: ["EmbedMigrations"]),
-        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload"]),
-        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "CZlib", "CCrypto"]),
+        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres"]),
+        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Postgres", "Hashing", "CZlib"]),
         // Realistic demo bodies for `generate`, tests and benchmarks: pure, seeded, no I/O.
-        .target(name: "DemoData", dependencies: ["HealthPayload", "CCrypto"]),
+        .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing"]),
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData"]),
 
+        // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
+        // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
+        .target(name: "Harness", dependencies: ["Postgres", "Warehouse"]),
+
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",
-                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "TestSupport", "DemoData"],
+                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness"],
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
         // libyaml reads compose.yaml and the Grafana provisioning files in DeploymentTests.
         .systemLibrary(name: "CYAML", path: "Tests/CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-        .target(name: "TestSupport", dependencies: ["Postgres", "Warehouse"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Harness", "DemoData", "HealthPayload", "Postgres", "Warehouse"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "TestSupport"]),
+        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport"]),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
         .testTarget(name: "BacklogTests", dependencies: ["Backlog", "DemoData", "Warehouse", "Postgres", "HealthPayload", "TestSupport",
                                                          "Receiver", "HTTPServer"]),
-        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "TestSupport", "health-warehouse"]),
+        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
-        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "health-warehouse",
-                                                             "CYAML"]),
+        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData",
+                                                            "health-warehouse", "CYAML"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import HealthPayload
 
 /// A position in a file's byte stream: the 1-based line there, and the CSV records before it.
 struct StreamPosition: Sendable, Equatable {
@@ -51,29 +52,41 @@ struct BodyUnit: Sendable {
     var decodeWhole: Bool
 }
 
-/// Cuts a byte stream into units; `feed` chunks in order, then `finish`.
+/// Cuts a byte stream into units; `feed` chunks in order, then `finish`. A stream that cannot
+/// be healthd bodies (one too large) sets `failure` and emits nothing more.
 protocol BodySplitter {
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BodyUnit) throws -> Void) rethrows
     mutating func finish(_ emit: (BodyUnit) throws -> Void) rethrows
+    /// Why the stream cannot be cut into bodies, once known.
+    var failure: String? { get }
+}
+
+/// What a backlog body may be: healthd bodies stay under 1 MB; these only stop a wrong or
+/// hostile file from eating memory (the decoder bounds what a body expands to).
+enum BodyLimits {
+    /// The largest body: a `.json` file, or one CSV body (a header row and the rows up to the next).
+    static let maxBodyBytes = 256 << 20
+    /// The longest CSV record (a healthd row is well under 1 KB).
+    static let maxRecordBytes = 16 << 20
 }
 
 /// `.json`: the whole stream is one body.
 struct WholeBodySplitter: BodySplitter {
-    /// healthd bodies stay under 1 MB; this only stops a wrong file from eating memory.
-    static let limit = 256 << 20
     private var bytes: [UInt8] = []
-    private(set) var tooLarge = false
+    private(set) var failure: String?
 
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BodyUnit) throws -> Void) rethrows {
-        if bytes.count + chunk.count > Self.limit {
-            tooLarge = true
+        guard failure == nil else { return }
+        if bytes.count + chunk.count > BodyLimits.maxBodyBytes {
+            failure = "larger than \(BodyLimits.maxBodyBytes >> 20) MiB: not one healthd body (a .json file holds one body; use .jsonl for one a line)"
+            bytes = []
             return
         }
         bytes.append(contentsOf: chunk)
     }
 
     mutating func finish(_ emit: (BodyUnit) throws -> Void) rethrows {
-        guard !tooLarge, !bytes.isEmpty else { return }
+        guard failure == nil, !bytes.isEmpty else { return }
         let lines = Int64(bytes.lazy.filter { $0 == 0x0A }.count)
         let end = StreamPosition(offset: Int64(bytes.count), line: 1 + lines, records: 0)
         let blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
@@ -87,12 +100,14 @@ struct WholeBodySplitter: BodySplitter {
 struct JSONLinesSplitter: BodySplitter {
     private var buffer: [UInt8] = []
     private var position: StreamPosition
+    private(set) var failure: String?
 
     init(from position: StreamPosition) {
         self.position = position
     }
 
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BodyUnit) throws -> Void) rethrows {
+        guard failure == nil else { return }
         let scanFrom = buffer.count
         buffer.append(contentsOf: chunk)
         var segments: [BodySegment] = []
@@ -107,14 +122,20 @@ struct JSONLinesSplitter: BodySplitter {
                 i = lf + 1
             }
         }
-        guard !segments.isEmpty else { return }
+        guard !segments.isEmpty else {
+            if buffer.count > BodyLimits.maxBodyBytes {
+                failure = "line \(position.line) is longer than \(BodyLimits.maxBodyBytes >> 20) MiB: not one healthd body"
+                buffer = []
+            }
+            return
+        }
         let bytes = Array(buffer[0..<lineStart])
         buffer.removeFirst(lineStart)
         try emit(BodyUnit(bytes: bytes, segments: segments, decodeWhole: false))
     }
 
     mutating func finish(_ emit: (BodyUnit) throws -> Void) rethrows {
-        guard !buffer.isEmpty else { return }
+        guard failure == nil, !buffer.isEmpty else { return }
         let bytes = buffer
         buffer = []
         let last = bytes.withUnsafeBufferPointer { segment($0, 0..<$0.count) }
@@ -139,26 +160,20 @@ struct JSONLinesSplitter: BodySplitter {
 
 /// `.csv`: bodies appended one after another, each led by its header row.
 ///
-/// Finds record boundaries with the same RFC 4180 rules as `HealthPayload`'s scanner (a quoted
-/// field may hold line ends; CR, LF and CRLF end a record) and counts records and lines the way
-/// it does, so the decoder's `record N (line L)` can be turned into the file's own numbers. A
-/// record whose first field is `schemaVersion` starts a new segment (a data row starts with
-/// `1`). Consecutive segments with the same header leave together as one unit, up to
-/// `unitBudget` bytes, so rows are grouped into the batches they state across appended bodies.
+/// Finds record boundaries with `HealthPayload`'s own RFC 4180 scanner (`CSVScanner`, not
+/// validating: a malformed record is left for the decoder to name), so records and lines are
+/// counted as the decoder counts them and its `record N (line L)` can be turned into the file's
+/// own numbers. A record whose first field is `schemaVersion` starts a new segment (a data row
+/// starts with `1`). Consecutive segments with the same header leave together as one unit, up
+/// to `unitBudget` bytes, so rows are grouped into the batches they state across appended bodies.
 struct CSVBodySplitter: BodySplitter {
     static let unitBudget = 4 << 20
-
-    private enum State { case recordStart, field, unquoted, quoted, quotedCR, quoteInQuoted, afterCR }
 
     private var buffer: [UInt8] = []
     /// Stream offset of `buffer[0]`.
     private var bufferStart: Int64
-    private var state = State.recordStart
-    private var line: Int64
-    private var records: Int64
-    /// Current record: its start (stream offset), line, and where its content ended.
-    private var recordStart: Int64 = 0
-    private var recordLine: Int64 = 0
+    /// Record boundaries, its offsets into `buffer`; it counts the stream's records and lines.
+    private var scanner: CSVScanner
     /// Open segment: start position and header bytes.
     private var segmentStart: StreamPosition
     private var segmentHeader: [UInt8]?
@@ -166,72 +181,43 @@ struct CSVBodySplitter: BodySplitter {
     private var pending: [BodySegment] = []
     private var pendingHeader: [UInt8]?
     private let mayGrow: Bool
+    /// The unterminated last record, when the file may still grow.
+    private var unfinished: UnfinishedRecord?
+    private(set) var failure: String?
 
     /// - Parameter mayGrow: an uncompressed file that may still be written to: an unterminated
     ///   last record is left for the next run instead of decoded.
     init(from position: StreamPosition, mayGrow: Bool) {
         bufferStart = position.offset
-        line = position.line
-        records = position.records
+        scanner = CSVScanner(line: Int(position.line), records: Int(position.records), validating: false)
         segmentStart = position
         self.mayGrow = mayGrow
     }
 
+    /// Where the scanner stands, in the stream.
+    private var position: StreamPosition {
+        StreamPosition(offset: bufferStart + Int64(scanner.offset), line: Int64(scanner.line), records: Int64(scanner.recordNumber))
+    }
+
     mutating func feed(_ chunk: UnsafeRawBufferPointer, _ emit: (BodyUnit) throws -> Void) rethrows {
-        var i = buffer.count
+        guard failure == nil else { return }
         buffer.append(contentsOf: chunk)
-        while i < buffer.count {
-            let c = buffer[i]
-            switch state {
-            case .afterCR:
-                state = .recordStart
-                if c == 0x0A { i += 1 }  // CRLF: one terminator
-                continue
-            case .recordStart:
-                recordStart = bufferStart + Int64(i)
-                recordLine = line
-                state = .field
-                continue  // look at this byte again as the start of a field
-            case .quotedCR:
-                if c != 0x0A { line += 1 }  // a lone CR counts as a line; CRLF counts at its LF
-                state = .quoted
-                continue
-            case .field, .unquoted, .quoteInQuoted:
-                if c == 0x0A || c == 0x0D {
-                    // Emitting may drop bytes before this one from the buffer: keep `i` on it.
-                    let here = bufferStart + Int64(i)
-                    try endRecord(contentEnd: i, terminator: c, emit)
-                    i = Int(here - bufferStart)
-                } else if c == UInt8(ascii: ",") {
-                    state = .field
-                } else if c == UInt8(ascii: "\"") {
-                    state = state == .field ? .quoted : state == .quoteInQuoted ? .quoted : .unquoted
-                } else {
-                    state = .unquoted  // after a closing quote this is malformed: the decoder will say so
-                }
-            case .quoted:
-                if c == UInt8(ascii: "\"") { state = .quoteInQuoted }
-                else if c == 0x0A { line += 1 }
-                else if c == 0x0D { state = .quotedCR }
-            }
-            i += 1
+        try scan(isFinal: false, emit)
+        guard failure == nil else { return }
+        let open = bufferStart + Int64(buffer.count)
+        if open - position.offset > Int64(BodyLimits.maxRecordBytes) {
+            fail("record \(scanner.recordNumber + 1) (line \(scanner.line)) is longer than \(BodyLimits.maxRecordBytes >> 20) MiB: "
+                 + "not a healthd row (a quoted field that never closes?)")
+        } else if open - segmentStart.offset > Int64(BodyLimits.maxBodyBytes) {
+            fail("the body starting at record \(segmentStart.records + 1) (line \(segmentStart.line)) is larger than "
+                 + "\(BodyLimits.maxBodyBytes >> 20) MiB: not one healthd body (each body starts with its header row)")
         }
     }
 
     mutating func finish(_ emit: (BodyUnit) throws -> Void) rethrows {
-        var unfinished: UnfinishedRecord?
-        switch state {
-        case .recordStart, .afterCR:
-            break
-        default:
-            // An unterminated last record.
-            let inQuotes = state == .quoted || state == .quotedCR
-            if state == .quotedCR { line += 1 }
-            records += 1
-            if mayGrow { unfinished = UnfinishedRecord(record: records, line: recordLine, inQuotes: inQuotes) }
-            try closeRecord(contentEnd: buffer.count, emit)
-        }
-        let end = StreamPosition(offset: bufferStart + Int64(buffer.count), line: line, records: records)
+        guard failure == nil else { return }
+        try scan(isFinal: true, emit)
+        let end = position
         if end.offset > segmentStart.offset {
             var segment = closedSegment(until: end)
             segment.unfinished = unfinished
@@ -240,17 +226,31 @@ struct CSVBodySplitter: BodySplitter {
         try flush(emit)
     }
 
-    private mutating func endRecord(contentEnd: Int, terminator: UInt8, _ emit: (BodyUnit) throws -> Void) rethrows {
-        records += 1
-        line += 1
-        state = terminator == 0x0D ? .afterCR : .recordStart
-        try closeRecord(contentEnd: contentEnd, emit)
+    private mutating func fail(_ message: String) {
+        failure = message
+        buffer = []
+        pending = []
+    }
+
+    /// Every whole record in the buffer (and, when final, an unterminated last one).
+    private mutating func scan(isFinal: Bool, _ emit: (BodyUnit) throws -> Void) rethrows {
+        while true {
+            // Not validating, the scanner finds boundaries and never throws.
+            let step = buffer.withUnsafeBufferPointer { b in (try? scanner.scan(b, isFinal: isFinal)) ?? .end }
+            guard case .record(let record) = step else { return }
+            try closeRecord(record, emit)
+        }
     }
 
     /// A record just ended: if it is a header row, the open segment ends where it starts.
-    private mutating func closeRecord(contentEnd: Int, _ emit: (BodyUnit) throws -> Void) rethrows {
-        let start = Int(recordStart - bufferStart)
-        var from = start
+    private mutating func closeRecord(_ record: CSVRawRecord, _ emit: (BodyUnit) throws -> Void) rethrows {
+        let recordStart = bufferStart + Int64(record.byteRange.lowerBound)
+        if !record.isTerminated && mayGrow {
+            // The unterminated last record of a file that may still grow: named, and read again next time.
+            unfinished = UnfinishedRecord(record: Int64(record.number), line: Int64(record.line), inQuotes: record.endsInsideQuotes)
+        }
+        var from = record.byteRange.lowerBound
+        let contentEnd = record.byteRange.upperBound
         if recordStart == 0, contentEnd - from >= 3, buffer[from] == 0xEF, buffer[from + 1] == 0xBB, buffer[from + 2] == 0xBF { from += 3 }
         let name = Self.schemaVersion
         let isHeader = contentEnd - from >= name.count
@@ -259,7 +259,7 @@ struct CSVBodySplitter: BodySplitter {
         guard isHeader else { return }
         let header = Array(buffer[from..<contentEnd])
         if recordStart > segmentStart.offset {
-            let boundary = StreamPosition(offset: recordStart, line: recordLine, records: records - 1)
+            let boundary = StreamPosition(offset: recordStart, line: Int64(record.line), records: Int64(record.number - 1))
             try push(closedSegment(until: boundary), header: segmentHeader, emit)
             segmentStart = boundary
         }
@@ -303,6 +303,7 @@ struct CSVBodySplitter: BodySplitter {
         let drop = from + count
         buffer.removeFirst(drop)
         bufferStart += Int64(drop)
+        scanner.discard(drop)
         try emit(BodyUnit(bytes: bytes, segments: segments, decodeWhole: true))
     }
 

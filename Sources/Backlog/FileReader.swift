@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import HealthPayload
 
 /// What the reading thread hands the storing one, in file order.
@@ -50,8 +51,9 @@ struct FileReader {
     }
 }
 
-/// The reading of one file.
-private struct FileJob {
+/// The reading of one file: open it (`openFile`), decide from the ledger where to start (`resumePlan`),
+/// then `readLoop` from there.
+private struct FileJob: ~Copyable {
     let reader: FileReader
     let file: BacklogFile
     let index: Int
@@ -61,7 +63,7 @@ private struct FileJob {
     var frontier = StreamPosition.start
     /// SHA-256 of the file bytes before the frontier (uncompressed JSON lines and CSV), or of
     /// every byte read (whole-file formats).
-    var hash = RunningSHA256()
+    var hash = SHA256()
     var failed = false
     var cancelled = false
     var heldFailure = false
@@ -72,88 +74,108 @@ private struct FileJob {
         self.index = index
     }
 
+    /// What `open` learnt about the file.
+    struct Opened {
+        /// Size and modification time (ns); `Int64.max` and 0 for standard input.
+        var size: Int64
+        var modified: Int64
+        /// Bytes already read from standard input to tell its format.
+        var firstChunk: [UInt8]?
+    }
+
+    /// Where reading starts, decided from the ledger.
+    enum Resume {
+        /// From this position (the start, or the end of the part the ledger vouches for).
+        case from(StreamPosition)
+        /// Nothing new: the ledger row to write, nothing to read.
+        case unchanged(LedgerUpdate)
+    }
+
     /// A whole-file format: stored all or nothing as far as the ledger goes.
     var isWhole: Bool { file.compressed || format == .json || file.isStandardInput }
 
+    /// Reads the file (or finds it unchanged) and sends its end; false when the storing side has gone away.
     mutating func run(previous: LedgerEntry?) -> Bool {
+        defer { if fd > 0 { close(fd) } }
+        guard let opened = openFile(), let resume = resumePlan(previous, opened) else { return sendEnd(.failed) }
+        switch resume {
+        case .unchanged(let ledger):
+            return sendEnd(.skipped, ledger: ledger)
+        case .from(let start):
+            return readLoop(from: start, opened)
+        }
+    }
+
+    /// Sends the file's end.
+    private func sendEnd(_ outcome: FileOutcome, ledger: LedgerUpdate? = nil) -> Bool {
+        reader.send(.fileEnd(file: index, outcome: outcome, ledger: ledger))
+    }
+
+    /// Opens the file, reads its size and time, and settles its format (standard input without
+    /// `--format` is sniffed from its first bytes); nil after reporting why not.
+    private mutating func openFile() -> Opened? {
+        var opened = Opened(size: .max, modified: 0)
         if file.isStandardInput {
             fd = 0
         } else {
             fd = open(file.absolutePath, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else {
-                fail("cannot read: \(String(cString: strerror(errno)))")
-                return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
-            }
-        }
-        defer { if fd > 0 { close(fd) } }
-        var size: Int64 = .max
-        var modified: Int64 = 0
-        if !file.isStandardInput {
             var info = stat()
-            guard fstat(fd, &info) == 0 else {
+            guard fd >= 0, fstat(fd, &info) == 0 else {
                 fail("cannot read: \(String(cString: strerror(errno)))")
-                return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
+                return nil
             }
-            size = Int64(info.st_size)
-            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            opened.size = Int64(info.st_size)
+            opened.modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         }
-
-        var firstChunk: [UInt8]?
         if let known = file.format {
             format = known
+        }
+        if file.isStandardInput && (file.format == nil || format == .json) {
+            // Without --format: `{` starts JSON, anything else is CSV; JSON is one body a line
+            // when its first line is a whole object.
+            guard let chunk = readChunk(limit: Int64(FileReader.chunkSize)) else { return nil }
+            format = FormatSniffer.sniff(chunk, jsonOnly: file.format == .json)
+            opened.firstChunk = chunk
+        }
+        return opened
+    }
+
+    /// Where to start: the old part of a grown JSON-lines or CSV file is verified by its hash,
+    /// not re-read; a whole file of the same size and hash is only touched. Nil after reporting a read error.
+    private mutating func resumePlan(_ previous: LedgerEntry?, _ opened: Opened) -> Resume? {
+        guard let previous, !file.isStandardInput else { return .from(.start) }
+        let size = opened.size
+        if !isWhole {
+            guard size >= previous.ingestedBytes, previous.ingestedBytes > 0 else { return .from(.start) }
+            guard hashPrefix(previous.ingestedBytes) else { return nil }
+            if hash.digest() == previous.sha256 && (format != .csv || size == previous.ingestedBytes || startsWithHeader(at: previous.ingestedBytes)) {
+                let start = StreamPosition(offset: previous.ingestedBytes, line: previous.ingestedLines + 1, records: previous.ingestedRecords)
+                // Touched, not changed: remember the new time so the next run skips it unread.
+                if size == previous.ingestedBytes { return .unchanged(ledgerUpdate(opened, at: start, countsAsRun: false)) }
+                return .from(start)
+            }
+            // Rewritten, or CSV rows appended without a header row of their own (they belong
+            // to the body before them): read the file from the start.
         } else {
-            // Standard input without --format: sniff the first bytes.
-            let chunk = readChunk(limit: Int64(FileReader.chunkSize))
-            guard let chunk else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
-            format = FormatSniffer.sniff(chunk, jsonOnly: false)
-            firstChunk = chunk
-        }
-        if file.isStandardInput && format == .json && firstChunk == nil {
-            let chunk = readChunk(limit: Int64(FileReader.chunkSize))
-            guard let chunk else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
-            firstChunk = chunk
-        }
-        if file.isStandardInput, format == .json, let chunk = firstChunk {
-            format = FormatSniffer.sniff(chunk, jsonOnly: true)
-        }
-
-        // Where to start: the old part of a grown JSON-lines or CSV file is verified, not re-read.
-        var start = StreamPosition.start
-        if let previous, !isWhole {
-            if size >= previous.ingestedBytes, previous.ingestedBytes > 0 {
-                guard hashPrefix(previous.ingestedBytes) else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
-                if hash.digest() == previous.sha256 && (format != .csv || size == previous.ingestedBytes || startsWithHeader(at: previous.ingestedBytes)) {
-                    start = StreamPosition(offset: previous.ingestedBytes, line: previous.ingestedLines + 1, records: previous.ingestedRecords)
-                    if size == previous.ingestedBytes {
-                        // Touched, not changed: remember the new time so the next run skips it unread.
-                        return reader.send(.fileEnd(file: index, outcome: .skipped, ledger: ledgerUpdate(size: size, modified: modified, at: start, countsAsRun: false)))
-                    }
-                } else {
-                    // Rewritten, or CSV rows appended without a header row of their own (they belong
-                    // to the body before them): read the file from the start.
-                    hash = RunningSHA256()
-                    guard lseek(fd, 0, SEEK_SET) == 0 else {
-                        fail("cannot read: \(String(cString: strerror(errno)))")
-                        return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
-                    }
-                }
-            }
-        } else if let previous, isWhole, !file.isStandardInput, size == previous.size, previous.ingestedBytes == previous.size {
+            guard size == previous.size, previous.ingestedBytes == previous.size else { return .from(.start) }
             // Same size, new time: the same bytes, or a rewrite? The hash decides before anything is stored.
-            guard hashPrefix(size) else { return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil)) }
+            guard hashPrefix(size) else { return nil }
             if hash.digest() == previous.sha256 {
-                let end = StreamPosition(offset: size, line: 1, records: 0)
-                return reader.send(.fileEnd(file: index, outcome: .skipped, ledger: ledgerUpdate(size: size, modified: modified, at: end, countsAsRun: false)))
-            }
-            hash = RunningSHA256()
-            guard lseek(fd, 0, SEEK_SET) == 0 else {
-                fail("cannot read: \(String(cString: strerror(errno)))")
-                return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
+                return .unchanged(ledgerUpdate(opened, at: StreamPosition(offset: size, line: 1, records: 0), countsAsRun: false))
             }
         }
-        frontier = start
+        hash = SHA256()
+        guard lseek(fd, 0, SEEK_SET) == 0 else {
+            fail("cannot read: \(String(cString: strerror(errno)))")
+            return nil
+        }
+        return .from(.start)
+    }
 
-        // Read, (inflate), split, decode, send.
+    /// Reads from `start` to the end: chunks → (inflate) → split into bodies → decode → send;
+    /// then the file's end with its ledger row. False when stopped or the storing side has gone away.
+    private mutating func readLoop(from start: StreamPosition, _ opened: Opened) -> Bool {
+        frontier = start
         var splitter: any BodySplitter
         switch format {
         case .json: splitter = WholeBodySplitter()
@@ -165,12 +187,12 @@ private struct FileJob {
             inflater = file.compressed ? try GzipInflater() : nil
         } catch {
             fail(error.message)
-            return reader.send(.fileEnd(file: index, outcome: .failed, ledger: nil))
+            return sendEnd(.failed)
         }
-        var remaining = size == .max ? Int64.max : size - start.offset
-        var pendingChunk = firstChunk
+        var remaining = opened.size == .max ? Int64.max : opened.size - start.offset
+        var pendingChunk = opened.firstChunk
         do {
-            while !cancelled {
+            while !cancelled && splitter.failure == nil {
                 if reader.shouldStop() { return false }
                 let chunk: [UInt8]
                 if let first = pendingChunk {
@@ -182,7 +204,7 @@ private struct FileJob {
                 }
                 if chunk.isEmpty { break }
                 remaining -= Int64(chunk.count)
-                if isWhole { hash.update(chunk[...]) }
+                if isWhole { hash.update(chunk) }
                 try chunk.withUnsafeBytes { raw in
                     if let inflater {
                         try inflater.inflate(raw) { out in try splitter.feed(out) { try handle($0) } }
@@ -193,11 +215,9 @@ private struct FileJob {
             }
             if cancelled { return false }
             if heldFailure { throw HeldFailure() }
+            if let failure = splitter.failure { throw BacklogError(failure) }
             try inflater?.finish()
             try splitter.finish { try handle($0) }
-            if let whole = splitter as? WholeBodySplitter, whole.tooLarge {
-                fail("larger than \(WholeBodySplitter.limit >> 20) MiB: not one healthd body (a .json file holds one body; use .jsonl for one a line)")
-            }
         } catch let error as BacklogError {
             fail(error.message)
         } catch is HeldFailure {
@@ -212,20 +232,20 @@ private struct FileJob {
         var ledger: LedgerUpdate?
         if !file.isStandardInput {
             if isWhole {
-                if !failed { ledger = ledgerUpdate(size: size, modified: modified, at: StreamPosition(offset: size, line: 1, records: 0), countsAsRun: true) }
+                if !failed { ledger = ledgerUpdate(opened, at: StreamPosition(offset: opened.size, line: 1, records: 0), countsAsRun: true) }
             } else if !failed || frontier.offset > start.offset {
-                ledger = ledgerUpdate(size: size, modified: modified, at: frontier, countsAsRun: true)
+                ledger = ledgerUpdate(opened, at: frontier, countsAsRun: true)
             }
         }
-        return reader.send(.fileEnd(file: index, outcome: failed ? .failed : .ingested, ledger: ledger))
+        return sendEnd(failed ? .failed : .ingested, ledger: ledger)
     }
 
     private struct HeldFailure: Error {}
     private struct Cancelled: Error {}
 
-    private func ledgerUpdate(size: Int64, modified: Int64, at position: StreamPosition, countsAsRun: Bool) -> LedgerUpdate {
+    private func ledgerUpdate(_ opened: Opened, at position: StreamPosition, countsAsRun: Bool) -> LedgerUpdate {
         LedgerUpdate(path: file.absolutePath, format: format, compressed: file.compressed,
-                     entry: LedgerEntry(size: size, modifiedNanoseconds: modified, ingestedBytes: position.offset,
+                     entry: LedgerEntry(size: opened.size, modifiedNanoseconds: opened.modified, ingestedBytes: position.offset,
                                         ingestedLines: position.line - 1, ingestedRecords: position.records, sha256: hash.digest()),
                      countsAsRun: countsAsRun)
     }
@@ -233,13 +253,13 @@ private struct FileJob {
     /// Decodes a unit's bodies and sends their batches; moves the frontier over what decoded.
     private mutating func handle(_ unit: BodyUnit) throws {
         if unit.segments.allSatisfy(\.isBlank) {
-            unit.segments.forEach { advance(over: $0, in: unit) }
+            for segment in unit.segments { advance(over: segment, in: unit) }
             return
         }
         let unfinished = unit.segments.last?.isUnfinished == true
         if unit.decodeWhole && !unfinished {
-            if let first = unit.segments.first, decode(unit.bytes[...], unit: unit, at: first, reportFailure: unit.segments.count == 1) {
-                unit.segments.forEach { advance(over: $0, in: unit) }
+            if let first = unit.segments.first, decode(unit.bytes[...], at: first, reportFailure: unit.segments.count == 1) {
+                for segment in unit.segments { advance(over: segment, in: unit) }
                 return
             }
             if unit.segments.count == 1 { return }
@@ -256,28 +276,29 @@ private struct FileJob {
                 fail(unfinished.message)
                 continue
             }
-            if decode(unit.bytes[segment.body], unit: unit, at: segment, reportFailure: true) {
+            if decode(unit.bytes[segment.body], at: segment, reportFailure: true) {
                 advance(over: segment, in: unit)
             }
         }
     }
 
     /// Decodes one body; sends its batches. False (and reported when asked) when it cannot be accepted.
-    private mutating func decode(_ body: ArraySlice<UInt8>, unit: BodyUnit, at segment: BodySegment, reportFailure: Bool) -> Bool {
+    private mutating func decode(_ body: ArraySlice<UInt8>, at segment: BodySegment, reportFailure: Bool) -> Bool {
         let bytes = Array(body)
         do {
             switch try PayloadDecoder.decode(bytes, format: format.payloadFormat) {
             case .probe:
                 reader.addProbe()
             case .batches(let batches):
-                let sha = RunningSHA256.hash(bytes[...])
+                let sha = SHA256.hash(bytes)
                 for batch in batches where !cancelled {
                     if !reader.send(.batch(file: index, batch: batch, bodySHA256: sha)) { cancelled = true }
                 }
             }
             return true
         } catch {
-            if reportFailure { failAt(segment, error.message) }
+            // The decoder counts from the body's start; a failure is named in the file's own numbers.
+            if reportFailure { fail(format == .json ? error.message : error.shifted(by: segment.start.payloadStart, format: format.payloadFormat).message) }
             return false
         }
     }
@@ -287,19 +308,6 @@ private struct FileJob {
         guard !failed, !isWhole else { return }
         hash.update(unit.bytes[segment.range])
         frontier = segment.end
-    }
-
-    /// A failure located in the file: the line of a JSON-lines body, or the file's own record
-    /// and line numbers for a CSV body (the decoder counts from the body's start).
-    private mutating func failAt(_ segment: BodySegment, _ message: String) {
-        switch format {
-        case .json:
-            fail(message)
-        case .jsonLines:
-            fail("line \(segment.start.line): \(message)")
-        case .csv:
-            fail(ErrorLocation.relocate(message, from: segment.start))
-        }
     }
 
     private mutating func fail(_ message: String) {
@@ -346,9 +354,16 @@ private struct FileJob {
                 fail("cannot read: the file shrank while it was read")
                 return false
             }
-            hash.update(chunk[...])
+            hash.update(chunk)
             left -= Int64(chunk.count)
         }
         return true
+    }
+}
+
+extension StreamPosition {
+    /// What comes before this position, as the decoder's locations count it.
+    var payloadStart: PayloadLocation.Start {
+        PayloadLocation.Start(records: Int(records), lines: Int(line - 1), bytes: Int(offset))
     }
 }

@@ -36,15 +36,17 @@ final class GzipInflater {
                 memberEnded = false
             }
             stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: UInt8.self) + offset)
-            stream.avail_in = UInt32(input.count - offset)
+            // zlib counts in 32 bits: hand it at most that much at a time.
+            let available = min(input.count - offset, Int(UInt32.max))
+            stream.avail_in = UInt32(available)
             while true {
                 var produced = 0
                 let capacity = buffer.count
                 let rc: Int32 = try buffer.withUnsafeMutableBufferPointer { out in
                     stream.next_out = out.baseAddress
-                    stream.avail_out = UInt32(out.count)
+                    stream.avail_out = UInt32(clamping: out.count)
                     let rc = CZlib.inflate(&stream, Z_NO_FLUSH)
-                    produced = out.count - Int(stream.avail_out)
+                    produced = Int(UInt32(clamping: out.count) - stream.avail_out)
                     if produced > 0 { try output(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: out[0..<produced]))) }
                     return rc
                 }
@@ -58,10 +60,10 @@ final class GzipInflater {
                 }
                 if rc == Z_BUF_ERROR { break }  // wants more input
                 let reason = stream.msg.map { String(cString: $0) } ?? "zlib error \(rc)"
-                let at = consumed + (input.count - offset - Int(stream.avail_in))
+                let at = consumed + (available - Int(stream.avail_in))
                 throw BacklogError("not valid gzip data (compressed byte \(at)): \(reason)")
             }
-            let next = input.count - Int(stream.avail_in)
+            let next = offset + available - Int(stream.avail_in)
             consumed += next - offset
             offset = next
         }

@@ -1,9 +1,9 @@
 import Backlog
 import DemoData
 import Foundation
+import Harness
 import HealthPayload
 import Postgres
-import TestSupport
 import Warehouse
 
 /// The ingest section of the benchmark; see docs/benchmarks.md ("## Ingest").
@@ -99,17 +99,9 @@ func runIngestBenchmark(_ arguments: [String]) throws {
         if withoutRefresh {
             // The same ingest into a database where the refresh store_batch calls does nothing.
             let bare = try cluster.freshDatabase(label: "bench_bare_\(run)")
-            // (A schema from before refresh_batch_rollups: store_batch called refresh_rollups.)
             try bare.query("""
-                DO $do$ BEGIN
-                  IF EXISTS (SELECT 1 FROM pg_proc WHERE proname = 'refresh_batch_rollups') THEN
-                    CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[],
-                      p_sources text[], p_added health_store.added_samples[]) RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$;
-                  ELSE
-                    CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
-                    RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$;
-                  END IF;
-                END $do$
+                CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[],
+                  p_sources text[], p_added health_store.added_samples[]) RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
                 """)
             let pool = PostgresPool(connectionString: bare.connectionString, maxConnections: 2)
             try admin.query("CHECKPOINT")

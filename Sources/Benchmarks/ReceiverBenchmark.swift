@@ -1,8 +1,8 @@
 import DemoData
 import Foundation
+import Harness
 import HealthPayload
 import Postgres
-import TestSupport
 import Warehouse
 
 /// The receiver section: realistic 1000-sample batches sent one at a time over HTTP to a

@@ -1,8 +1,10 @@
+import DemoData
 import Dispatch
 import Foundation
+import Harness
+import HealthPayload
 import Postgres
 import Synchronization
-import TestSupport
 import Warehouse
 
 /// The views section of the benchmark; see docs/benchmarks.md ("Views").
@@ -59,14 +61,14 @@ struct ViewsBenchmark {
           --samples N        samples to load for the timed person (default 10000000, ~9 years)
           --database-url U   a server to use (needs CREATEDB); default: a throwaway cluster
           --runs N           timed runs per query, after two warm-up runs (default 9; naive: 3)
-          --upkeep-days N    days of data sent as 1000-sample batches for the upkeep test (default 30)
+          --upkeep-days N    days of DemoGenerator's user sent as 1000-sample batches for the upkeep test (default 100)
         """
 
     struct Options {
         var samples = 10_000_000
         var databaseURL: String?
         var runs = 9
-        var upkeepDays = 30
+        var upkeepDays = 100
         var naive = true
         var upkeep = true
     }
@@ -127,42 +129,42 @@ struct ViewsBenchmark {
         var rebuildSeconds: Double
     }
 
-    /// Streams of one person's day: (type, group, source, unit, per day, from hour, span hours,
-    /// sample length s, low, high, whole numbers).
+    /// Streams of one person's day: (type from DemoData's catalog, source, per day, from hour,
+    /// span hours, sample length s, low, high, whole numbers).
     static let phone = "com.apple.health.6F1C2A0B-3D4E-4F50-8A9B-0C1D2E3F4A5B"
     static let watch = "com.apple.health.9E8D7C6B-5A49-4838-A726-15F4E3D2C1B0"
-    static let streams: [(type: String, group: String, source: String, unit: String, perDay: Double,
+    static let streams: [(type: DemoType, source: String, perDay: Double,
                           from: Double, span: Double, length: Double, low: Double, high: Double, whole: Bool)] = [
         // activity: phone and watch both count the same walks all day
-        ("HKQuantityTypeIdentifierStepCount", "activity", phone, "count", 150, 7, 16, 300, 0, 80, true),
-        ("HKQuantityTypeIdentifierStepCount", "activity", watch, "count", 250, 7, 16, 180, 0, 50, true),
-        ("HKQuantityTypeIdentifierDistanceWalkingRunning", "activity", phone, "m", 150, 7, 16, 300, 0, 60, false),
-        ("HKQuantityTypeIdentifierDistanceWalkingRunning", "activity", watch, "m", 250, 7, 16, 180, 0, 37, false),
-        ("HKQuantityTypeIdentifierActiveEnergyBurned", "activity", watch, "kcal", 400, 0, 24, 120, 0, 2, false),
-        ("HKQuantityTypeIdentifierActiveEnergyBurned", "activity", phone, "kcal", 100, 7, 16, 300, 0, 6, false),
-        ("HKQuantityTypeIdentifierBasalEnergyBurned", "activity", watch, "kcal", 400, 0, 24, 200, 3, 5, false),
-        ("HKQuantityTypeIdentifierFlightsClimbed", "activity", phone, "count", 30, 7, 16, 60, 1, 2, true),
-        ("HKQuantityTypeIdentifierFlightsClimbed", "activity", watch, "count", 30, 7, 16, 60, 1, 2, true),
-        ("HKQuantityTypeIdentifierAppleExerciseTime", "activity", watch, "min", 40, 7, 16, 60, 1, 1, true),
-        ("HKQuantityTypeIdentifierAppleStandTime", "activity", watch, "min", 16, 7, 16, 60, 1, 5, true),
+        (.steps, phone, 150, 7, 16, 300, 0, 80, true),
+        (.steps, watch, 250, 7, 16, 180, 0, 50, true),
+        (.distance, phone, 150, 7, 16, 300, 0, 60, false),
+        (.distance, watch, 250, 7, 16, 180, 0, 37, false),
+        (.activeEnergy, watch, 400, 0, 24, 120, 0, 2, false),
+        (.activeEnergy, phone, 100, 7, 16, 300, 0, 6, false),
+        (.basalEnergy, watch, 400, 0, 24, 200, 3, 5, false),
+        (.flights, phone, 30, 7, 16, 60, 1, 2, true),
+        (.flights, watch, 30, 7, 16, 60, 1, 2, true),
+        (.exercise, watch, 40, 7, 16, 60, 1, 1, true),
+        (.stand, watch, 16, 7, 16, 60, 1, 5, true),
         // heart: the watch reads every minute and a half, daily resting and walking averages, HRV
-        ("HKQuantityTypeIdentifierHeartRate", "heart", watch, "count/min", 1000, 0, 24, 0, 48, 150, true),
-        ("HKQuantityTypeIdentifierRestingHeartRate", "heart", watch, "count/min", 1, 6, 1, 0, 48, 62, true),
-        ("HKQuantityTypeIdentifierWalkingHeartRateAverage", "heart", watch, "count/min", 1, 20, 1, 0, 85, 110, true),
-        ("HKQuantityTypeIdentifierHeartRateVariabilitySDNN", "heart", watch, "ms", 6, 0, 24, 60, 20, 90, false),
+        (.heartRate, watch, 1000, 0, 24, 0, 48, 150, true),
+        (.restingHeartRate, watch, 1, 6, 1, 0, 48, 62, true),
+        (.walkingHeartRate, watch, 1, 20, 1, 0, 85, 110, true),
+        (.hrv, watch, 6, 0, 24, 60, 20, 90, false),
         // vitals: at night from the watch, now and then from a thermometer and a cuff
-        ("HKQuantityTypeIdentifierOxygenSaturation", "vitals", watch, "fraction", 24, 0, 7, 0, 0.93, 1, false),
-        ("HKQuantityTypeIdentifierRespiratoryRate", "vitals", watch, "count/min", 40, 0, 7, 0, 12, 18, false),
-        ("HKQuantityTypeIdentifierVO2Max", "vitals", watch, "ml/(kg*min)", 1.0 / 7, 19, 1, 0, 38, 45, false),
-        ("HKQuantityTypeIdentifierBodyTemperature", "vitals", "com.apple.Health", "degC", 0.1, 8, 12, 0, 36.2, 37.4, false),
-        ("HKQuantityTypeIdentifierBloodPressureSystolic", "vitals", "com.omron.connect", "mmHg", 1.0 / 3, 8, 1, 0, 110, 135, true),
-        ("HKQuantityTypeIdentifierBloodPressureDiastolic", "vitals", "com.omron.connect", "mmHg", 1.0 / 3, 8, 1, 0, 70, 88, true),
+        (.oxygen, watch, 24, 0, 7, 0, 0.93, 1, false),
+        (.respiratoryRate, watch, 40, 0, 7, 0, 12, 18, false),
+        (.vo2Max, watch, 1.0 / 7, 19, 1, 0, 38, 45, false),
+        (.bodyTemperature, "com.apple.Health", 0.1, 8, 12, 0, 36.2, 37.4, false),
+        (.systolic, "com.omron.connect", 1.0 / 3, 8, 1, 0, 110, 135, true),
+        (.diastolic, "com.omron.connect", 1.0 / 3, 8, 1, 0, 70, 88, true),
         // body: weekly weigh-ins on a scale, height once a year
-        ("HKQuantityTypeIdentifierBodyMass", "body", "com.withings.wiScaleNG", "kg", 1.0 / 7, 7, 1, 0, 72, 78, false),
-        ("HKQuantityTypeIdentifierBodyFatPercentage", "body", "com.withings.wiScaleNG", "fraction", 1.0 / 7, 7, 1, 0, 0.16, 0.22, false),
-        ("HKQuantityTypeIdentifierBodyMassIndex", "body", "com.withings.wiScaleNG", "count", 1.0 / 7, 7, 1, 0, 22.5, 24.5, false),
-        ("HKQuantityTypeIdentifierLeanBodyMass", "body", "com.withings.wiScaleNG", "kg", 1.0 / 7, 7, 1, 0, 58, 62, false),
-        ("HKQuantityTypeIdentifierHeight", "body", "com.apple.Health", "m", 1.0 / 365, 12, 1, 0, 1.80, 1.80, false),
+        (.bodyMass, "com.withings.wiScaleNG", 1.0 / 7, 7, 1, 0, 72, 78, false),
+        (.bodyFat, "com.withings.wiScaleNG", 1.0 / 7, 7, 1, 0, 0.16, 0.22, false),
+        (.bmi, "com.withings.wiScaleNG", 1.0 / 7, 7, 1, 0, 22.5, 24.5, false),
+        (.leanMass, "com.withings.wiScaleNG", 1.0 / 7, 7, 1, 0, 58, 62, false),
+        (.height, "com.apple.Health", 1.0 / 365, 12, 1, 0, 1.80, 1.80, false),
     ]
     /// Sleep: 30 watch stages and one phone in-bed span a night; workouts: four a week, and a
     /// second app on the same run once a month.
@@ -181,7 +183,7 @@ struct ViewsBenchmark {
         // Largest first, so the two workers finish together.
         for s in Self.streams.sorted(by: { $0.perDay > $1.perDay }) {
             jobs.append(("SELECT bench.stream($1, $2, $3::date - ($4::int - 1), $4::int, $5, $6, $7, $8, $9::float8, $10::float8, $11::float8, $12::float8, $13::float8, $14::float8, $15::bool)",
-                         [Self.person, Self.zone, lastDay, String(days), s.type, s.group, s.source, s.unit, String(s.perDay),
+                         [Self.person, Self.zone, lastDay, String(days), s.type.identifier, s.type.group, s.source, s.type.unit ?? "", String(s.perDay),
                           String(s.from), String(s.span), String(s.length), String(s.low), String(s.high), String(s.whole)]))
         }
         jobs.append(("SELECT bench.sleep($1, $2, $3::date - ($4::int - 1), $4::int, $5, $6)", [Self.person, Self.zone, lastDay, String(days), Self.watch, Self.phone]))
@@ -189,7 +191,7 @@ struct ViewsBenchmark {
         // The second person: 60 days of a few types, so every query must pick its person.
         for s in Self.streams.prefix(5) {
             jobs.append(("SELECT bench.stream('partner', 'America/New_York', $1::date - 59, 60, $2, $3, $4, $5, $6::float8, 7, 16, 300, 0, 40, true)",
-                         [lastDay, s.type, s.group, s.source, s.unit, String(s.perDay)]))
+                         [lastDay, s.type.identifier, s.type.group, s.source, s.type.unit ?? "", String(s.perDay)]))
         }
         // Autovacuum would start on the growing table mid-load and hold back what later
         // vacuums may mark all-visible; vacuum it once, after the load, as it would settle.
@@ -350,53 +352,50 @@ struct ViewsBenchmark {
 
     /// The same 1000-sample batches into two fresh databases, one with the rollup refresh and
     /// one where the refresh does nothing; the difference is what the rollups cost a batch.
+    /// The batches are `DemoGenerator`'s phone-and-watch user, cut as healthd cuts a run.
     func measureUpkeep(_ databases: Databases) throws {
-        let source = try PostgresConnection(connectionString: try databases.fresh("upkeep_source"))
-        defer { source.close() }
-        try source.execute(script: Self.generatorSQL)
         let days = options.upkeepDays
-        let lastDay = try source.query("SELECT current_date::text").first?[0] ?? "2026-01-01"
-        var jobs: [String] = []
-        for s in Self.streams {
-            jobs.append("SELECT bench.stream('u', '\(Self.zone)', '\(lastDay)'::date - \(days - 1), \(days), '\(s.type)', '\(s.group)', '\(s.source)', '\(s.unit)', \(s.perDay), \(s.from), \(s.span), \(s.length), \(s.low), \(s.high), \(s.whole))")
-        }
-        jobs.append("SELECT bench.sleep('u', '\(Self.zone)', '\(lastDay)'::date - \(days - 1), \(days), '\(Self.watch)', '\(Self.phone)')")
-        jobs.append("SELECT bench.workouts('u', '\(Self.zone)', '\(lastDay)'::date - \(days - 1), \(days), '\(Self.watch)')")
-        for job in jobs { try source.query(job) }
+        let first = CivilDate("2025-01-06")!
+        let samples = DemoGenerator(.init(start: first, days: days, seed: 7)).samples()
         // As healthd builds a run: each export reads type by type, ascending by start, and
         // cuts the result into batches of 1000. A 30-day manual export is one run.
-        let exportOrder = try Self.batches(source, order: "type, start_at, uuid", runDays: 30)
+        let exportOrder = Self.batches(samples, from: first, runDays: 30, typeByType: true)
         // The worst case for the rollups: every batch in time order, so each one touches every
         // type and source of its hours and re-reads the day so far of each.
-        let timeOrder = try Self.batches(source, order: "start_at, uuid", runDays: days)
+        let timeOrder = Self.batches(samples, from: first, runDays: days, typeByType: false)
+        let lastDay = first.adding(days: days - 1).description
         for (label, batches) in [("export order (30-day runs, type by type)", exportOrder),
                                  ("time order (every type in every batch)", timeOrder)] {
             try upkeep(databases, label: label, batches: batches, days: days, lastDay: lastDay)
         }
     }
 
-    /// 1000-sample batches of person u's samples: runs of `runDays` days, each run in `order`
-    /// and cut into batches of 1000, each batch grouped by type and ascending by start as the
-    /// app sends it.
-    static func batches(_ c: PostgresConnection, order: String, runDays: Int) throws -> [String] {
-        try c.query("""
-            WITH runs AS (
-              SELECT payload, type, start_at, uuid,
-                     (day - min(day) OVER ()) / \(runDays) AS run
-              FROM health_store.samples WHERE person = 'u'
-            ),
-            numbered AS (
-              SELECT payload, type, start_at, uuid, run,
-                     (row_number() OVER (PARTITION BY run ORDER BY \(order)) - 1) / 1000 AS batch
-              FROM runs
-            )
-            SELECT jsonb_agg(payload ORDER BY type, start_at, uuid)::text
-            FROM numbered GROUP BY run, batch ORDER BY run, batch
-            """).map { $0[0] ?? "[]" }
+    /// 1000-sample batches: runs of `runDays` local days, each run read type by type (or in
+    /// time order) and cut into batches of 1000, each batch grouped by type and ascending by
+    /// start as the app sends it; each as the JSON array `store_batch` takes.
+    static func batches(_ samples: [DemoSample], from first: CivilDate, runDays: Int, typeByType: Bool) -> [[UInt8]] {
+        func run(_ s: DemoSample) -> Int {
+            (CentralEuropeanTime.localDate(atMilliseconds: s.start).daysSinceEpoch - first.daysSinceEpoch) / runDays
+        }
+        func byType(_ a: DemoSample, _ b: DemoSample) -> Bool {
+            a.type.order != b.type.order ? a.type.order < b.type.order : a.start != b.start ? a.start < b.start : a.uuid < b.uuid
+        }
+        func byTime(_ a: DemoSample, _ b: DemoSample) -> Bool {
+            a.start != b.start ? a.start < b.start : a.uuid < b.uuid
+        }
+        var out: [[UInt8]] = []
+        for (_, runSamples) in Dictionary(grouping: samples, by: run).sorted(by: { $0.key < $1.key }) {
+            let ordered = runSamples.sorted(by: typeByType ? byType : byTime)
+            for start in stride(from: 0, to: ordered.count, by: DemoGenerator.maxSamplesPerBatch) {
+                let batch = ordered[start..<min(start + DemoGenerator.maxSamplesPerBatch, ordered.count)].sorted(by: byType)
+                out.append(DemoEncoder.array(batch, offsetMinutes: 60))
+            }
+        }
+        return out
     }
 
     /// Stores the batches into two fresh databases, with and without the rollup refresh.
-    func upkeep(_ databases: Databases, label: String, batches: [String], days: Int, lastDay: String) throws {
+    func upkeep(_ databases: Databases, label: String, batches: [[UInt8]], days: Int, lastDay: String) throws {
         let with = try PostgresConnection(connectionString: try databases.fresh("upkeep_with"))
         let without = try PostgresConnection(connectionString: try databases.fresh("upkeep_without"))
         defer { with.close(); without.close() }
@@ -419,11 +418,10 @@ struct ViewsBenchmark {
         var cpuKnown = Self.cpuSeconds(pid: pidWith) != nil && Self.cpuSeconds(pid: pidWithout) != nil
         var perWith: [Double] = [], perWithout: [Double] = []
         for (n, body) in batches.enumerated() {
-            let envelope = """
-                {"exportId":"\(exportId)","generatedAt":"\(lastDay)T12:00:00.000+01:00","batchSequence":\(n + 1),\
-                "isFinalBatch":\(n == batches.count - 1),"basis":"window","windowStart":"2000-01-01T00:00:00.000Z",\
-                "windowEnd":"2100-01-01T00:00:00.000Z","occasionStart":"\(lastDay)T11:00:00.000+01:00","occasionEnd":"\(lastDay)T12:00:00.000+01:00"}
-                """
+            let envelope = Envelope(exportId: exportId, generatedAt: "\(lastDay)T12:00:00.000+01:00", batchSequence: n + 1,
+                                    isFinalBatch: n == batches.count - 1, basis: "window", windowStart: "2000-01-01T00:00:00.000Z",
+                                    windowEnd: "2100-01-01T00:00:00.000Z", occasionStart: "\(lastDay)T11:00:00.000+01:00",
+                                    occasionEnd: "\(lastDay)T12:00:00.000+01:00").jsonText
             // Alternate which database goes first, so neither always meets a warmer cache.
             let order = n % 2 == 0 ? [(with, true), (without, false)] : [(without, false), (with, true)]
             for (c, isWith) in order {

@@ -167,6 +167,17 @@ public struct DemoGenerator: Sendable {
         return summary
     }
 
+    /// Every sample of the simulated days, day by day in the order made, as the phone would
+    /// hold them before any export run (for benchmarks that cut batches of their own).
+    public func samples() -> [DemoSample] {
+        var simulator = DemoSimulator(seed: options.seed)
+        var out: [DemoSample] = []
+        for dayNumber in 0..<options.days {
+            out.append(contentsOf: simulator.samples(for: options.start.adding(days: dayNumber)))
+        }
+        return out
+    }
+
     /// Every body in memory (for tests and small demos).
     public func bodies() -> [Body] {
         var out: [Body] = []

@@ -6,8 +6,8 @@ import Darwin
 #endif
 
 /// The `@convention(c)` functions libmicrohttpd calls, as static members so
-/// they are non-isolated and capture nothing (ARCHITECTURE.md: a closure
-/// literal in main.swift is main-actor isolated and traps on MHD's threads).
+/// they are non-isolated and capture nothing (a closure literal in a
+/// `main.swift` is main-actor isolated and traps on MHD's threads).
 enum MHDCallbacks {
     /// The body of the bare 413.
     static let tooLargeBody = #"{"error":"body too large"}"#

@@ -4,7 +4,7 @@ public struct Batch: Sendable {
     public var format: PayloadFormat
     /// The batch's envelope.
     public var envelope: Envelope
-    /// UTF-8 JSON array of the valid samples. JSON: each element is the exact byte slice of the sample object in the body (no re-serialization — ARCHITECTURE.md measured it too slow). CSV: the sample object built from the row.
+    /// UTF-8 JSON array of the valid samples. JSON: each element is the exact byte slice of the sample object in the body (no re-serialization: docs/architecture.md, "Decisions"). CSV: the sample object built from the row.
     /// Guaranteed castable to PostgreSQL jsonb without error, and each known numeric key castable to
     /// `double precision` / `integer` (see `PayloadDecoder` for the rules).
     public var samplesJSON: [UInt8]

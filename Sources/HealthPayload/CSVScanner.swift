@@ -7,41 +7,118 @@ struct CSVFieldRef: Sendable {
     var inSide: Bool
 }
 
-/// One record as ranges: its fields are `refs[fields]` of the array passed to `CSVScanner.next`.
-struct CSVRawRecord {
-    var number: Int
-    var line: Int
-    var byteRange: Range<Int>
+/// One record as the scanner found it: where it is, and (when fields are kept) its fields as
+/// `refs[fields]` of the array passed to the scanner.
+public struct CSVRawRecord: Sendable {
+    /// 1-based record number in the document, counting every record, blank lines included.
+    public var number: Int
+    /// 1-based line on which the record starts.
+    public var line: Int
+    /// Byte offsets of the record's content in the scanned input, without its terminator.
+    public var byteRange: Range<Int>
+    /// Offset just past the record's terminator (`byteRange.upperBound` when it has none).
+    public var end: Int
+    /// The input ended inside a quoted field of this record (only when not validating).
+    public var endsInsideQuotes: Bool
     var fields: Range<Int>
 
-    var isBlank: Bool { byteRange.isEmpty }
-    var location: String { "record \(number) (line \(line))" }
+    /// True for an empty line (one empty field, no bytes).
+    public var isBlank: Bool { byteRange.isEmpty }
+    /// False for a last record with no line end.
+    public var isTerminated: Bool { end > byteRange.upperBound }
+    /// Where the record starts, for error messages: `record N (line L)`.
+    public var location: PayloadLocation { PayloadLocation(record: number, line: line, byteOffset: byteRange.lowerBound) }
 }
 
-/// The RFC 4180 state machine behind `CSVReader`, over bytes, allocating nothing per field.
-struct CSVScanner: Sendable {
-    /// Unquoted text of fields that held doubled quotes.
-    var side: [UInt8] = []
-    var offset: Int
-    var recordNumber = 0
-    var line = 1
+/// What one step of scanning found.
+public enum CSVScanStep: Sendable {
+    /// A whole record.
+    case record(CSVRawRecord)
+    /// The input so far ends inside a record: feed more, or scan again with `isFinal`.
+    case needsMoreInput
+    /// Nothing left.
+    case end
+}
 
-    init(start: Int) {
+/// The one RFC 4180 record scanner, in the reference's dialect: behind `CSVReader` and the CSV
+/// decoder (fields kept and checked), and behind the backlog's CSV splitter (record boundaries
+/// only, over a stream that arrives in chunks).
+///
+/// Quoted fields may hold commas, doubled quotes, CR and LF. A record ends at LF, CRLF or a lone
+/// CR; the last record may lack a terminator. Lines are counted as a text editor does: LF, CRLF
+/// and a lone CR each end one, inside quoted fields too, so that `record N (line L)` means the
+/// same to the decoder and to the splitter. Validating, these make the document invalid
+/// (`PayloadError` naming record and line): an unterminated quoted field, a character other than
+/// a comma or line end after a closing quote, a NUL byte, invalid UTF-8. Not validating, a
+/// field malformed after its closing quote runs on to the next comma or line end, as the
+/// decoder will say when it reads the record. Allocates nothing per field.
+public struct CSVScanner: Sendable {
+    /// Unquoted text of fields that held doubled quotes (validating only).
+    var side: [UInt8] = []
+    /// Offset in the input of the next record.
+    public private(set) var offset: Int
+    /// Records scanned so far (the next one is `recordNumber + 1`).
+    public private(set) var recordNumber: Int
+    /// The 1-based line the next record starts on.
+    public private(set) var line: Int
+    /// Keep and check fields (the decoder), or only find where records end (the splitter).
+    public let validating: Bool
+
+    /// A scanner starting at `start` of its input, after `records` records and on `line`.
+    public init(start: Int = 0, line: Int = 1, records: Int = 0, validating: Bool = true) {
         offset = start
+        self.line = line
+        recordNumber = records
+        self.validating = validating
     }
 
-    /// Scans the next record of `b`, appending its fields to `refs`; nil at the end of the input.
+    /// The caller dropped the first `count` bytes of its input (all before `offset`): offsets
+    /// count from the new start.
+    public mutating func discard(_ count: Int) {
+        precondition(count <= offset, "cannot discard bytes the scanner has not passed")
+        offset -= count
+    }
+
+    /// The next record of `b`. With `isFinal` false, `b` may be only the start of the input: a
+    /// record that reaches its end (or whose end could still change with more input: a
+    /// closing quote or a CR as the last byte) is not returned yet.
+    public mutating func scan(_ b: UnsafeBufferPointer<UInt8>, isFinal: Bool) throws(PayloadError) -> CSVScanStep {
+        var refs: [CSVFieldRef] = []
+        return try scan(b, into: &refs, isFinal: isFinal)
+    }
+
+    /// The next record of the whole input `b`, its fields appended to `refs`; nil at the end.
     mutating func next(_ b: UnsafeBufferPointer<UInt8>, into refs: inout [CSVFieldRef]) throws(PayloadError) -> CSVRawRecord? {
+        switch try scan(b, into: &refs, isFinal: true) {
+        case .record(let record): return record
+        case .needsMoreInput, .end: return nil
+        }
+    }
+
+    mutating func scan(_ b: UnsafeBufferPointer<UInt8>, into refs: inout [CSVFieldRef], isFinal: Bool) throws(PayloadError) -> CSVScanStep {
         let n = b.count
-        guard offset < n else { return nil }
-        recordNumber += 1
-        let number = recordNumber
+        guard offset < n else { return .end }
+        let number = recordNumber + 1
         let startLine = line
         let start = offset
         let firstField = refs.count
+        let sideCount = side.count
+        var lines = 0  // line ends inside quoted fields, committed with the record
         var i = offset
         func fail(_ what: String) -> PayloadError {
-            PayloadError("record \(number) (line \(startLine)): \(what)")
+            PayloadError(what, problem: .invalidCSV, at: PayloadLocation(record: number, line: startLine, byteOffset: start))
+        }
+        func incomplete() -> CSVScanStep {
+            refs.removeSubrange(firstField...)
+            side.removeSubrange(sideCount...)
+            return .needsMoreInput
+        }
+        func record(end: Int, contentEnd: Int, terminated: Bool, insideQuotes: Bool = false) -> CSVScanStep {
+            recordNumber = number
+            line = startLine + lines + (terminated ? 1 : 0)
+            offset = end
+            return .record(CSVRawRecord(number: number, line: startLine, byteRange: start..<contentEnd, end: end,
+                                        endsInsideQuotes: insideQuotes, fields: firstField..<refs.count))
         }
         while true {
             var hasHigh = false
@@ -51,47 +128,64 @@ struct CSVScanner: Sendable {
                 var pieceStart = i
                 var sideStart = -1
                 while true {
-                    guard i < n else { throw fail("unterminated quoted field") }
+                    guard i < n else {
+                        if !isFinal { return incomplete() }
+                        if validating { throw fail("unterminated quoted field") }
+                        return record(end: n, contentEnd: n, terminated: false, insideQuotes: true)
+                    }
                     let c = b[i]
                     if c == UInt8(ascii: "\"") {
                         if i + 1 < n && b[i + 1] == UInt8(ascii: "\"") {
-                            if sideStart < 0 { sideStart = side.count }
-                            side.append(contentsOf: UnsafeBufferPointer(rebasing: b[pieceStart...i]))
+                            if validating {
+                                if sideStart < 0 { sideStart = side.count }
+                                side.append(contentsOf: UnsafeBufferPointer(rebasing: b[pieceStart...i]))
+                            }
                             i += 2
                             pieceStart = i
                             continue
                         }
+                        if i + 1 == n && !isFinal { return incomplete() }  // a doubled quote may be cut in two
                         break
                     }
-                    if c == 0 { throw fail("NUL byte at byte \(i)") }
                     if c == 0x0A {
-                        line += 1
+                        lines += 1
                     } else if c == 0x0D {
-                        if !(i + 1 < n && b[i + 1] == 0x0A) { line += 1 }
+                        if !(i + 1 < n && b[i + 1] == 0x0A) {
+                            if i + 1 == n && !isFinal { return incomplete() }  // CRLF may be cut in two
+                            lines += 1
+                        }
                     } else if c >= 0x80 {
                         hasHigh = true
+                    } else if c == 0 && validating {
+                        throw fail("NUL byte at byte \(i)")
                     }
                     i += 1
                 }
-                if sideStart >= 0 {
-                    side.append(contentsOf: UnsafeBufferPointer(rebasing: b[pieceStart..<i]))
-                    // Validate the pieces joined, so a sequence split by a doubled quote cannot slip through.
-                    if hasHigh {
-                        let bad = side.withUnsafeBufferPointer { UTF8Validation.firstInvalidOffset($0, in: sideStart..<$0.count) }
-                        if bad != nil { throw fail("invalid UTF-8 in the quoted field starting at byte \(start)") }
+                if validating {
+                    if sideStart >= 0 {
+                        side.append(contentsOf: UnsafeBufferPointer(rebasing: b[pieceStart..<i]))
+                        // Validate the pieces joined, so a sequence split by a doubled quote cannot slip through.
+                        if hasHigh {
+                            let bad = side.withUnsafeBufferPointer { UTF8Validation.firstInvalidOffset($0, in: sideStart..<$0.count) }
+                            if bad != nil { throw fail("invalid UTF-8 in the quoted field starting at byte \(start)") }
+                        }
+                        refs.append(CSVFieldRef(start: sideStart, end: side.count, inSide: true))
+                    } else {
+                        if hasHigh, let bad = UTF8Validation.firstInvalidOffset(b, in: pieceStart..<i) {
+                            throw fail("invalid UTF-8 at byte \(bad)")
+                        }
+                        refs.append(CSVFieldRef(start: pieceStart, end: i, inSide: false))
                     }
-                    refs.append(CSVFieldRef(start: sideStart, end: side.count, inSide: true))
-                } else {
-                    if hasHigh, let bad = UTF8Validation.firstInvalidOffset(b, in: pieceStart..<i) {
-                        throw fail("invalid UTF-8 at byte \(bad)")
-                    }
-                    refs.append(CSVFieldRef(start: pieceStart, end: i, inSide: false))
                 }
                 i += 1  // the closing quote
                 if i < n {
                     let c = b[i]
                     if c != UInt8(ascii: ",") && c != 0x0A && c != 0x0D {
-                        throw fail("unexpected \(PayloadDecoder.describeByte(c)) after a closing quote at byte \(i)")
+                        if validating {
+                            throw fail("unexpected \(PayloadDecoder.describeByte(c)) after a closing quote at byte \(i)")
+                        }
+                        // Not validating: the rest runs on as unquoted text.
+                        while i < n && b[i] != UInt8(ascii: ",") && b[i] != 0x0A && b[i] != 0x0D { i += 1 }
                     }
                 }
             } else {
@@ -99,30 +193,34 @@ struct CSVScanner: Sendable {
                 while i < n {
                     let c = b[i]
                     if c == UInt8(ascii: ",") || c == 0x0A || c == 0x0D { break }
-                    if c == 0 { throw fail("NUL byte at byte \(i)") }
-                    if c >= 0x80 { hasHigh = true }
+                    if c >= 0x80 {
+                        hasHigh = true
+                    } else if c == 0 && validating {
+                        throw fail("NUL byte at byte \(i)")
+                    }
                     i += 1
                 }
-                if hasHigh, let bad = UTF8Validation.firstInvalidOffset(b, in: fieldStart..<i) {
-                    throw fail("invalid UTF-8 at byte \(bad)")
+                if validating {
+                    if hasHigh, let bad = UTF8Validation.firstInvalidOffset(b, in: fieldStart..<i) {
+                        throw fail("invalid UTF-8 at byte \(bad)")
+                    }
+                    refs.append(CSVFieldRef(start: fieldStart, end: i, inSide: false))
                 }
-                refs.append(CSVFieldRef(start: fieldStart, end: i, inSide: false))
             }
             // After a field: a separator, a line end, or the end of the input.
             if i >= n {
-                offset = i
-                return CSVRawRecord(number: number, line: startLine, byteRange: start..<i, fields: firstField..<refs.count)
+                if !isFinal { return incomplete() }
+                return record(end: i, contentEnd: i, terminated: false)
             }
             let c = b[i]
             if c == UInt8(ascii: ",") {
                 i += 1
                 continue
             }
-            let end = i
+            if c == 0x0D && i + 1 == n && !isFinal { return incomplete() }  // CRLF may be cut in two
+            let contentEnd = i
             i += (c == 0x0D && i + 1 < n && b[i + 1] == 0x0A) ? 2 : 1
-            line += 1
-            offset = i
-            return CSVRawRecord(number: number, line: startLine, byteRange: start..<end, fields: firstField..<refs.count)
+            return record(end: i, contentEnd: contentEnd, terminated: true)
         }
     }
 }

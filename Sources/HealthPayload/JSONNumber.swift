@@ -16,12 +16,18 @@ struct JSONNumberInfo: OptionSet, Sendable {
     static let notFinite = JSONNumberInfo(rawValue: 1 << 3)
     /// Non-zero with magnitude below 1e-300 (`double precision` underflow in PostgreSQL).
     static let tiny = JSONNumberInfo(rawValue: 1 << 4)
+    /// Magnitude above 10^`JSONNumber.summableExponent` (1e15), exactly as written: more than the rollups may sum.
+    static let huge = JSONNumberInfo(rawValue: 1 << 5)
 }
 
 /// Scanning JSON number literals over bytes, shared by the JSON parser and the CSV cell typing.
 enum JSONNumber {
     /// The limit on written and effective decimal exponents, and on the digit count.
     static let exponentLimit = 1000
+    /// The power of ten above which a magnitude is `.huge`: 10^15. No Apple Health quantity comes
+    /// near it, and a sum of millions of values this large stays finite in `double precision`,
+    /// so the rollups (which sum and average them) can never overflow (docs/receiver.md).
+    static let summableExponent = 15
 
     /// Scans one number literal starting at `start`; returns its end offset and meaning, or nil when
     /// the bytes there do not start with a valid RFC 8259 number (NaN, Infinity, `+1`, `.5`, `01` → nil or a short match).
@@ -89,10 +95,29 @@ enum JSONNumber {
                 if !(Double(text)?.isFinite ?? false) { info.insert(.notFinite) }
             }
             if effective <= -301 { info.insert(.tiny) }
+            if effective > summableExponent || (effective == summableExponent && !isPowerOfTen(b, start..<i)) {
+                info.insert(.huge)
+            }
         } else {
             info.insert(.zero)
         }
         return (i, info)
+    }
+
+    /// True when the literal's digits are one `1` and zeros (`1e15`, `10.0e14`, `0.001e18`), so
+    /// that, with its effective exponent, it is exactly a power of ten.
+    private static func isPowerOfTen(_ b: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        var seenOne = false
+        for i in range {
+            let c = b[i]
+            if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { break }
+            if c == UInt8(ascii: "1") && !seenOne {
+                seenOne = true
+            } else if c >= UInt8(ascii: "1") && c <= UInt8(ascii: "9") {
+                return false
+            }
+        }
+        return seenOne
     }
 
     /// True when `b[range]` is exactly one number literal.

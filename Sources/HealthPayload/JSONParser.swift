@@ -251,7 +251,7 @@ struct JSONParser {
 
     private func error(_ what: String, at offset: Int) -> PayloadError {
         let (line, column) = PayloadDecoder.lineAndColumn(b, offset: offset)
-        return PayloadError("not valid JSON at byte \(offset) (line \(line), column \(column)): \(what)")
+        return PayloadError(what, problem: .invalidJSON, at: PayloadLocation(line: line, column: column, byteOffset: offset))
     }
 }
 
@@ -302,18 +302,6 @@ extension JSONParser {
             }
         }
         return String(decoding: out, as: UTF8.self)
-    }
-
-    /// True when the string node's decoded text equals `text`'s UTF-8 bytes.
-    static func stringEquals(_ b: UnsafeBufferPointer<UInt8>, _ node: JSONNode, _ text: [UInt8]) -> Bool {
-        if node.stringFlags.contains(.escaped) {
-            return Array(decodeString(b, node).utf8) == text
-        }
-        let range = node.contentRange
-        guard range.count == text.count else { return false }
-        return text.withUnsafeBufferPointer { t in
-            memoryEquals(b, range.lowerBound, t, 0, text.count)
-        }
     }
 }
 

@@ -48,29 +48,69 @@ private struct CSVBatchKey: Hashable {
 }
 
 extension PayloadDecoder {
+    /// The longest header name accepted, in bytes. The reference's longest is 24
+    /// (`activeEnergyKilocalories`); an unknown column's name is repeated as a key in every
+    /// sample, so its length multiplies the body.
+    public static let csvMaxColumnNameBytes = 256
+    /// The most columns a CSV header may have (the reference has 26).
+    public static let csvMaxColumns = 1024
+    /// The samples built from a CSV body (the JSON arrays `store_batch` takes) may be at most
+    /// this many times the body's size (at least `csvExpansionFloor` bytes). The app's bodies
+    /// build less than their own size: each row's envelope is not repeated in its sample.
+    public static let csvMaxExpansion = 4
+    /// The least the samples of a small body may take, in bytes.
+    public static let csvExpansionFloor = 65_536
+
     static func decodeCSV(_ body: [UInt8]) throws(PayloadError) -> DecodedBody {
         try body.withUnsafeBufferPointer { (b) throws(PayloadError) -> DecodedBody in
             var scanner = CSVScanner(start: bodyStart(b))
             var refs: [CSVFieldRef] = []
             refs.reserveCapacity(b.count / 16)
             var records: [CSVRawRecord] = []
+            var width = 0
             while let record = try scanner.next(b, into: &refs) {
-                if !record.isBlank { records.append(record) }  // an empty line carries nothing
+                if record.isBlank {
+                    refs.removeSubrange(record.fields)  // an empty line carries nothing
+                    continue
+                }
+                if records.isEmpty {
+                    // The header is checked before anything after it is read.
+                    try checkHeaderSize(record, refs)
+                    width = record.fields.count
+                } else if record.fields.count != width {
+                    // Every other record is a row or a repeated header: the header's width.
+                    throw PayloadError("\(record.fields.count) fields; the header has \(width)", at: record.location)
+                }
+                records.append(record)
             }
+            let limit = max(b.count.multipliedReportingOverflow(by: csvMaxExpansion).overflow ? Int.max : b.count * csvMaxExpansion,
+                            csvExpansionFloor)
             return try scanner.side.withUnsafeBufferPointer { (side) throws(PayloadError) -> DecodedBody in
-                try decodeCSVRecords(records, refs, CSVFieldBytes(input: b, side: side))
+                try decodeCSVRecords(records, refs, CSVFieldBytes(input: b, side: side), expansionLimit: limit)
             }
         }
     }
 
-    private static func decodeCSVRecords(_ records: [CSVRawRecord], _ refs: [CSVFieldRef], _ f: CSVFieldBytes) throws(PayloadError) -> DecodedBody {
+    /// Refuses a header whose names or width would let the body expand without bound.
+    private static func checkHeaderSize(_ header: CSVRawRecord, _ refs: [CSVFieldRef]) throws(PayloadError) {
+        if header.fields.count > csvMaxColumns {
+            throw PayloadError("the header has \(header.fields.count) columns; at most \(csvMaxColumns) are accepted",
+                               problem: .tooLarge, at: header.location)
+        }
+        for (k, ref) in refs[header.fields].enumerated() where ref.end - ref.start > csvMaxColumnNameBytes {
+            throw PayloadError("the header's column \(k + 1) has a name of \(ref.end - ref.start) bytes; at most \(csvMaxColumnNameBytes) are accepted",
+                               problem: .tooLarge, at: header.location)
+        }
+    }
+
+    private static func decodeCSVRecords(_ records: [CSVRawRecord], _ refs: [CSVFieldRef], _ f: CSVFieldBytes,
+                                         expansionLimit: Int) throws(PayloadError) -> DecodedBody {
         guard let header = records.first else { throw PayloadError("body is empty; expected a CSV header row") }
         let columns = try csvColumns(refs[header.fields].map(f.string), header)
         let width = header.fields.count
 
         // Appended bodies: every body repeats the header row (reference "Appending bodies to one file").
         let rows = records.dropFirst().filter { record in
-            guard record.fields.count == width else { return true }
             for k in 0..<width where !f.equal(refs[record.fields.lowerBound + k], refs[header.fields.lowerBound + k]) {
                 return true
             }
@@ -78,20 +118,17 @@ extension PayloadDecoder {
         }
         if rows.isEmpty { return .probe }
 
-        for row in rows where row.fields.count != width {
-            throw PayloadError("\(row.location): \(row.fields.count) fields; the header has \(width)")
-        }
         // schemaVersion on every row before anything else (a later version may rename other columns).
         let versionColumn = columns.envelope[CSVEnvelopeColumn.schemaVersion.rawValue]
-        guard versionColumn >= 0 else { throw PayloadError("\(header.location): the header has no schemaVersion column") }
+        guard versionColumn >= 0 else { throw PayloadError("the header has no schemaVersion column", at: header.location) }
         for row in rows {
             let cell = f[refs[row.fields.lowerBound + versionColumn]]
             if !(cell.count == 1 && cell[0] == UInt8(ascii: "1")) {
-                throw PayloadError("\(row.location): schemaVersion is \"\(snippet(String(decoding: cell, as: UTF8.self)))\"; only 1 is accepted")
+                throw PayloadError("schemaVersion is \"\(snippet(String(decoding: cell, as: UTF8.self)))\"; only 1 is accepted", at: row.location)
             }
         }
         for column in CSVEnvelopeColumn.allCases where columns.envelope[column.rawValue] < 0 {
-            throw PayloadError("\(header.location): the header has no \(column.name) column")
+            throw PayloadError("the header has no \(column.name) column", at: header.location)
         }
 
         var builders: [CSVBatchBuilder] = []
@@ -101,6 +138,7 @@ extension PayloadDecoder {
         scratch.reserveCapacity(1024)
         var nodes: [JSONNode] = []
         nodes.reserveCapacity(64)
+        var built = 0
 
         for row in rows {
             // Consecutive rows usually repeat their envelope: parse it only when a cell changes.
@@ -113,7 +151,8 @@ extension PayloadDecoder {
                 if let existing = indexOfBatch[key] {
                     batchIndex = existing
                     if let column = differingColumn(builders[existing].envelope, envelope) {
-                        throw PayloadError("\(row.location): \(column) differs from earlier rows of the same batch (exportId \(envelope.exportId), batchSequence \(envelope.batchSequence))")
+                        throw PayloadError("\(column) differs from earlier rows of the same batch (exportId \(envelope.exportId), batchSequence \(envelope.batchSequence))",
+                                           at: row.location)
                     }
                 } else {
                     batchIndex = builders.count
@@ -140,6 +179,11 @@ extension PayloadDecoder {
                 let raw = String(decoding: UnsafeBufferPointer(rebasing: f.input[row.byteRange]), as: UTF8.self)
                 builders[batchIndex].quarantined.append(QuarantinedSample(position: builders[batchIndex].rows, reason: reason, raw: raw))
             } else {
+                built += scratch.count + 1
+                if built > expansionLimit {
+                    throw PayloadError("the samples built from this body would take more than \(csvMaxExpansion) times its \(f.input.count) bytes "
+                                       + "(every row repeats the header's names as keys)", problem: .tooLarge, at: row.location)
+                }
                 if builders[batchIndex].valid > 0 { builders[batchIndex].samplesJSON.append(UInt8(ascii: ",")) }
                 builders[batchIndex].samplesJSON.append(contentsOf: scratch)
                 builders[batchIndex].valid += 1
@@ -162,7 +206,7 @@ extension PayloadDecoder {
         )
         for (index, name) in names.enumerated() {
             guard seen.insert(name).inserted else {
-                throw PayloadError("\(header.location): the header repeats the column \"\(snippet(name))\"")
+                throw PayloadError("the header repeats the column \"\(snippet(name))\"", at: header.location)
             }
             if let e = CSVEnvelopeColumn.table.index(of: name) {
                 columns.envelope[e] = index
@@ -176,7 +220,7 @@ extension PayloadDecoder {
             }
         }
         guard columns.sample[SampleKey.uuid.rawValue] >= 0 else {
-            throw PayloadError("\(header.location): the header has no uuid column; is this a healthd CSV body?")
+            throw PayloadError("the header has no uuid column; is this a healthd CSV body?", at: header.location)
         }
         return columns
     }
@@ -185,7 +229,7 @@ extension PayloadDecoder {
     private static func csvEnvelope(_ row: CSVRawRecord, _ cells: [String]) throws(PayloadError) -> Envelope {
         func cell(_ column: CSVEnvelopeColumn) -> String { cells[column.rawValue] }
         func fail(_ column: CSVEnvelopeColumn, _ what: String) -> PayloadError {
-            PayloadError("\(row.location): \(column.name) \(what): \"\(snippet(cell(column)))\"")
+            PayloadError("\(column.name) \(what): \"\(snippet(cell(column)))\"", at: row.location)
         }
         func timestamp(_ column: CSVEnvelopeColumn) throws(PayloadError) -> String {
             guard Timestamp(cell(column)) != nil else { throw fail(column, "is not a timestamp like 2026-08-21T10:25:30.000+02:00") }
@@ -207,7 +251,7 @@ extension PayloadDecoder {
         default: throw fail(.isFinalBatch, "is not true or false")
         }
         let basis = cell(.basis)
-        guard !basis.isEmpty else { throw PayloadError("\(row.location): basis is empty") }
+        guard !basis.isEmpty else { throw PayloadError("basis is empty", at: row.location) }
         return Envelope(
             exportId: exportId, generatedAt: generatedAt, batchSequence: Int(sequence), isFinalBatch: isFinal, basis: basis,
             windowStart: try timestamp(.windowStart), windowEnd: try timestamp(.windowEnd),

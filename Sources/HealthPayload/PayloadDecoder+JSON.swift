@@ -29,7 +29,7 @@ extension PayloadDecoder {
     static func decodeJSON(_ b: UnsafeBufferPointer<UInt8>) throws(PayloadError) -> DecodedBody {
         let start = bodyStart(b)
         if let bad = UTF8Validation.firstInvalidOffset(b, in: start..<b.count) {
-            throw PayloadError("body is not valid UTF-8 (byte \(bad))")
+            throw PayloadError("body is not valid UTF-8 (byte \(bad))", problem: .invalidJSON)
         }
         let nodes = try JSONParser.parse(b, range: start..<b.count)
         let root = nodes[0]

@@ -205,7 +205,10 @@ enum SampleValidator {
         return nil
     }
 
-    /// Why a number cast to PostgreSQL `double precision` would fail.
+    /// Why a number cast to PostgreSQL `double precision` would fail, or could overflow the rollups'
+    /// sums (`value`, `durationSeconds`, `distanceMeters`, `activeEnergyKilocalories` are summed or
+    /// averaged per day: above 1e15 two values, or their float8 → numeric → float8 round trip, can
+    /// leave `double precision`, and `store_batch` would fail with 22003 on every retry).
     private static func doubleReason(_ n: JSONNode, _ key: SampleKey, _ suffix: @autoclosure () -> String) -> String? {
         let info = n.numberInfo
         if info.contains(.outOfRange) {
@@ -213,6 +216,7 @@ enum SampleValidator {
         }
         if info.contains(.notFinite) { return "\(key.name) is not finite as double precision\(suffix())" }
         if info.contains(.tiny) { return "\(key.name) is non-zero and below 1e-300 in magnitude, which PostgreSQL double precision rejects\(suffix())" }
+        if info.contains(.huge) { return "\(key.name) is beyond ±1e15 in magnitude, more than the daily rollups sum\(suffix())" }
         return nil
     }
 }

@@ -227,7 +227,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Rolls back whatever is open, ignoring errors: after a failure the connection must be
-    /// idle again before reuse (ARCHITECTURE.md, libpq).
+    /// idle again before reuse (libpq: `PQtransactionStatus` must be `PQTRANS_IDLE`).
     public func rollbackQuietly() {
         guard let handle, PQstatus(handle) == CONNECTION_OK, isInTransaction else { return }
         if let r = PQexec(handle, "ROLLBACK") { PQclear(r) }

@@ -17,7 +17,7 @@ enum ReceiverOutcome {
     case rejected(PayloadError)
     case failed(any Error)
 
-    /// The one place an outcome becomes an HTTP answer (CONTRACT.md §1). Payload problems are
+    /// The one place an outcome becomes an HTTP answer (docs/receiver.md, "Answers"). Payload problems are
     /// 4xx and never retried by the app; our trouble is 5xx so the app keeps the batch.
     var response: HTTPResponse {
         switch self {

@@ -9,7 +9,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// Files are only another way for a body to arrive (ARCHITECTURE.md): the same bodies over HTTP
+/// Files are only another way for a body to arrive (docs/architecture.md): the same bodies over HTTP
 /// and from files must leave the same rows.
 @Suite("HTTP and file ingest agree")
 struct HTTPParityTests {

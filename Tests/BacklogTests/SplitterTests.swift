@@ -51,6 +51,16 @@ struct SplitterTests {
         #expect(Self.split(&gz, Array(text.utf8), chunk: 5).last?.segments.last?.unfinished == nil, "a .gz file is complete: decode it")
     }
 
+    @Test("CSV: a record over 16 MiB (a quoted field that never closes) stops the file, named, instead of filling memory")
+    func csvRecordTooLong() {
+        var text = Array((Self.header + "1,a,b\n1,\"").utf8)
+        text += [UInt8](repeating: UInt8(ascii: "x"), count: BodyLimits.maxRecordBytes + 1)
+        var splitter = CSVBodySplitter(from: .start, mayGrow: false)
+        let units = Self.split(&splitter, text, chunk: 1 << 20)
+        #expect(splitter.failure == "record 3 (line 3) is longer than 16 MiB: not a healthd row (a quoted field that never closes?)")
+        #expect(units.flatMap(\.segments).isEmpty, "nothing of the failed body is handed on")
+    }
+
     @Test("CSV: resuming at a ledger position continues its numbering")
     func csvResume() {
         var splitter = CSVBodySplitter(from: StreamPosition(offset: 100, line: 11, records: 9), mayGrow: true)
@@ -61,9 +71,17 @@ struct SplitterTests {
 
     @Test("the decoder's record and line become the file's")
     func relocate() {
-        let at = StreamPosition(offset: 500, line: 20, records: 10)
-        #expect(ErrorLocation.relocate("record 2 (line 3): unterminated quoted field", from: at) == "record 12 (line 22): unterminated quoted field")
-        #expect(ErrorLocation.relocate("something else", from: at) == "body starting at record 11 (line 20): something else")
+        let at = StreamPosition(offset: 500, line: 20, records: 10).payloadStart
+        let unterminated = PayloadError("unterminated quoted field", problem: .invalidCSV, at: PayloadLocation(record: 2, line: 3, byteOffset: 40))
+        #expect(unterminated.shifted(by: at, format: .csv).message == "record 12 (line 22): unterminated quoted field")
+        #expect(unterminated.shifted(by: at, format: .csv).location == PayloadLocation(record: 12, line: 22, byteOffset: 540))
+        #expect(PayloadError("something else").shifted(by: at, format: .csv).message == "body starting at record 11 (line 20): something else")
+        // A JSON line: the file's line, and a syntax error's byte in the file.
+        let line3 = StreamPosition(offset: 30, line: 3, records: 0).payloadStart
+        #expect(PayloadError("schemaVersion is 2; only 1 is accepted").shifted(by: line3, format: .json).message
+                == "line 3: schemaVersion is 2; only 1 is accepted")
+        let syntax = PayloadError("unexpected value; expected a value", problem: .invalidJSON, at: PayloadLocation(line: 1, column: 6, byteOffset: 5))
+        #expect(syntax.shifted(by: line3, format: .json).message == "not valid JSON at byte 35 (line 3, column 6): unexpected value; expected a value")
     }
 
     @Test("JSON lines: one segment a line, blank lines blank, an unterminated last line kept", arguments: [1, 2, 64])

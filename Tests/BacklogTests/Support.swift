@@ -1,4 +1,5 @@
 import Backlog
+import DemoData
 import Foundation
 import HealthPayload
 import Postgres
@@ -56,18 +57,17 @@ enum TestBodies {
                     exportId: exportId(export), sequence: sequence, isFinal: isFinal, schemaVersion: schemaVersion)
     }
 
-    /// A CSV body (header row, LF after every row) of step samples.
+    /// A CSV body (header row, LF after every row) of step samples, written by DemoData.
     static func csv(export: Int, sequence: Int = 1, isFinal: Bool = true, steps: [(Int, Int)]) -> [UInt8] {
-        var writer = CSVWriter()
-        writer.writeRow(Bodies.csvHeader.split(separator: ",").map(String.init))
-        let stamp = "2026-08-21T12:00:00.000+02:00", from = "2026-08-20T12:00:00.000+02:00"
-        for (n, value) in steps {
-            writer.writeRow(["1", exportId(export), stamp, String(sequence), isFinal ? "true" : "false", from, stamp,
-                             uuid(n), String(repeating: "b", count: 64), "HKQuantityTypeIdentifierStepCount", "activity",
-                             "com.apple.Health", "2026-08-21T10:25:30.000+02:00", "2026-08-21T10:25:30.000+02:00", "quantity",
-                             String(value), "count", "", "", "", "", "", "", "window", from, stamp])
-        }
-        return writer.bytes
+        let stamp = Bodies.instant("2026-08-21T12:00:00.000+02:00"), from = Bodies.instant("2026-08-20T12:00:00.000+02:00")
+        let at = Bodies.instant("2026-08-21T10:25:30.000+02:00").millisecondsSinceEpoch
+        let envelope = DemoEnvelope(exportId: exportId(export), generatedAt: stamp.millisecondsSinceEpoch, batchSequence: sequence,
+                                    isFinalBatch: isFinal, windowStart: from.millisecondsSinceEpoch, windowEnd: stamp.millisecondsSinceEpoch,
+                                    occasionStart: from.millisecondsSinceEpoch, occasionEnd: stamp.millisecondsSinceEpoch, offsetMinutes: 120)
+        return DemoEncoder.csv(envelope, steps.map { n, value in
+            DemoSample(uuid: uuid(n), type: .steps, source: "com.apple.Health", start: at, end: at, value: String(value),
+                       id: String(repeating: "b", count: 64))
+        })
     }
 
     /// Lines joined with LF, each terminated.

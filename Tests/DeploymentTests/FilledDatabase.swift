@@ -1,3 +1,4 @@
+import DemoData
 import Foundation
 import HealthPayload
 import Postgres
@@ -42,13 +43,13 @@ final class FilledDatabase: @unchecked Sendable {
         }
         // A second person with ten days of phone steps and no time zone: every query must keep
         // the two apart.
-        var alex = SeededGenerator(seed: 99)
+        var alex = SeededRandom(seed: 99)
         var samples: [String] = []
         for back in 1...10 {
             let day = Date().addingTimeInterval(Double(-back) * 86_400)
             let text = Self.utcStamp(day)
             samples.append(Bodies.quantity(uuid: alex.uuid(), source: "com.apple.health.ALEX-PHONE", start: text,
-                                           value: "\(4000 + alex.int(4000))"))
+                                           value: "\(alex.int(4000...7999))"))
         }
         let alexBody = Bodies.json(samples: samples, exportId: alex.uuid())
         guard case .batches(let alexBatches) = try PayloadDecoder.decode(alexBody, format: .json) else { throw DeploymentTestError("probe") }
@@ -58,7 +59,9 @@ final class FilledDatabase: @unchecked Sendable {
             SELECT * FROM health_store.store_batch($1, 'http', 'json', NULL, $2::jsonb, $3::jsonb, '[]'::jsonb,
                                                    sha256('sam'::bytea), now() - interval '2 days')
             """, [stalePerson,
-                  #"{"exportId":"0B5E9A0C-1111-4222-8333-444455556666","generatedAt":"2026-01-01T00:00:00.000Z","batchSequence":1,"isFinalBatch":true,"basis":"anchor","windowStart":"2026-01-01T00:00:00.000Z","windowEnd":"2026-01-01T00:00:00.000Z","occasionStart":"2026-01-01T00:00:00.000Z","occasionEnd":"2026-01-01T00:00:00.000Z"}"#,
+                  Envelope(exportId: "0B5E9A0C-1111-4222-8333-444455556666", generatedAt: "2026-01-01T00:00:00.000Z", batchSequence: 1,
+                           isFinalBatch: true, basis: "anchor", windowStart: "2026-01-01T00:00:00.000Z", windowEnd: "2026-01-01T00:00:00.000Z",
+                           occasionStart: "2026-01-01T00:00:00.000Z", occasionEnd: "2026-01-01T00:00:00.000Z").jsonText,
                   "[" + Bodies.quantity(uuid: "0B5E9A0C-1111-4222-8333-000000000001", start: "2026-01-01T00:00:00.000Z", value: "12") + "]"])
     }
 

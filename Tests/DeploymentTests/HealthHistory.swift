@@ -1,8 +1,10 @@
+import DemoData
 import Foundation
-import TestSupport
 
 /// Realistic healthd v1 bodies for one person over the weeks up to now, built the way the app
-/// sends them, with what the views must then say about them.
+/// sends them, with what the views must then say about them. The scenario (what happened on
+/// which day, and so what the views must answer) is this file's; the samples and bodies are
+/// DemoData's (`DemoSample`, `DemoEncoder`, `SeededRandom`), the same writer `generate` uses.
 ///
 /// An iPhone and an Apple Watch both count steps (the watch wins most days, the phone on days
 /// the watch was charging), a watch records sleep stages, heart rate around the clock, resting
@@ -51,16 +53,16 @@ struct HealthHistory {
     private(set) var unknownSamples = 0
     private(set) var workoutCount = 0
 
-    private var random: SeededGenerator
+    private var random: SeededRandom
     private var calendar: Calendar
-    private var daySamples: [[String]] = []
+    private var daySamples: [[DemoSample]] = []
 
     init(person: String = "me", timeZone: String = "Europe/Berlin", days: Int = 45, now: Date = Date(), seed: UInt64 = 7) {
         self.person = person
         self.timeZone = TimeZone(identifier: timeZone)!
         self.dayCount = days
         self.now = now
-        random = SeededGenerator(seed: seed)
+        random = SeededRandom(seed: seed)
         calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = self.timeZone
         build()
@@ -74,7 +76,7 @@ struct HealthHistory {
             let midnight = calendar.date(byAdding: .day, value: -offset, to: today)!
             let index = dayCount - 1 - offset
             days.append(localDate(midnight))
-            var samples: [String] = []
+            var samples: [DemoSample] = []
             addActivity(day: midnight, index: index, to: &samples)
             addSleep(wakingOn: midnight, index: index, to: &samples)
             addHeart(day: midnight, index: index, to: &samples)
@@ -83,21 +85,21 @@ struct HealthHistory {
             if offset < 5 {
                 for hour in [10, 13, 16] {
                     append(quantity: Self.unknownType, group: "activity", source: Self.watch, start: at(midnight, hour, 0),
-                           minutes: 20, value: Double(10 + random.int(20)), unit: "min", to: &samples)
+                           minutes: 20, value: Double(10 + draw(20)), unit: "min", to: &samples)
                 }
             }
             daySamples.append(samples)
         }
-        unknownSamples = daySamples.suffix(5).joined().filter { $0.contains(Self.unknownType) }.count
-        workoutCount = daySamples.joined().filter { $0.contains("\"kind\":\"workout\"") }.count
+        unknownSamples = daySamples.suffix(5).joined().filter { $0.type.identifier == Self.unknownType }.count
+        workoutCount = daySamples.joined().filter { $0.type.kind == "workout" }.count
         deliver()
     }
 
-    private mutating func addActivity(day: Date, index: Int, to samples: inout [String]) {
+    private mutating func addActivity(day: Date, index: Int, to samples: inout [DemoSample]) {
         // Every fifth day the watch was charging until the afternoon: the phone counts more.
         let charging = index % 5 == 2
         for hour in 7...21 {
-            let walked = Double(150 + random.int(750))
+            let walked = Double(150 + draw(750))
             let start = at(day, hour, 0)
             append(quantity: "HKQuantityTypeIdentifierStepCount", group: "activity", source: Self.phone, start: start, minutes: 60,
                    value: walked, unit: "count", to: &samples, steps: true)
@@ -107,13 +109,13 @@ struct HealthHistory {
                 append(quantity: "HKQuantityTypeIdentifierStepCount", group: "activity", source: Self.watch, start: start, minutes: 60,
                        value: (walked * 1.12).rounded(), unit: "count", to: &samples, steps: true)
                 append(quantity: "HKQuantityTypeIdentifierActiveEnergyBurned", group: "activity", source: Self.watch, start: start,
-                       minutes: 60, value: Double(12 + random.int(45)), unit: "kcal", to: &samples)
+                       minutes: 60, value: Double(12 + draw(45)), unit: "kcal", to: &samples)
                 append(quantity: "HKQuantityTypeIdentifierAppleStandTime", group: "activity", source: Self.watch, start: start,
-                       minutes: 60, value: Double(1 + random.int(8)), unit: "min", to: &samples)
+                       minutes: 60, value: Double(1 + draw(8)), unit: "min", to: &samples)
             }
             if hour % 4 == 0 {
                 append(quantity: "HKQuantityTypeIdentifierFlightsClimbed", group: "activity", source: Self.phone, start: start,
-                       minutes: 60, value: Double(1 + random.int(4)), unit: "count", to: &samples)
+                       minutes: 60, value: Double(1 + draw(4)), unit: "count", to: &samples)
             }
         }
         for hour in stride(from: 0, to: 24, by: 3) {
@@ -122,10 +124,10 @@ struct HealthHistory {
         }
     }
 
-    private mutating func addSleep(wakingOn day: Date, index: Int, to samples: inout [String]) {
+    private mutating func addSleep(wakingOn day: Date, index: Int, to samples: inout [DemoSample]) {
         // The phone's bedtime schedule writes in bed only; the watch writes the stages.
-        let bedtime = calendar.date(byAdding: .minute, value: -60 - random.int(30), to: day)!   // 22:30–23:00
-        let wake = at(day, 6, 30 + random.int(40))
+        let bedtime = calendar.date(byAdding: .minute, value: -60 - draw(30), to: day)!   // 22:30–23:00
+        let wake = at(day, 6, 30 + draw(40))
         append(category: "HKCategoryTypeIdentifierSleepAnalysis", group: "sleep", source: Self.phone, start: bedtime, end: wake,
                value: 0, name: "inBed", to: &samples)
         let cycle: [(value: Int, name: String?, minutes: Int)] = [(3, "asleepCore", 45), (4, "asleepDeep", 35), (3, "asleepCore", 30),
@@ -149,48 +151,48 @@ struct HealthHistory {
         }
     }
 
-    private mutating func addHeart(day: Date, index: Int, to samples: inout [String]) {
+    private mutating func addHeart(day: Date, index: Int, to samples: inout [DemoSample]) {
         for slot in 0..<48 {
             // The first reading is at midnight, so today always has data, whenever the tests run.
             let start = calendar.date(byAdding: .minute, value: slot * 30, to: day)!
             let base = slot < 14 ? 54.0 : 68.0
             append(quantity: "HKQuantityTypeIdentifierHeartRate", group: "heart", source: Self.watch, start: start, minutes: 0,
-                   value: base + Double(random.int(25)), unit: "count/min", to: &samples)
+                   value: base + Double(draw(25)), unit: "count/min", to: &samples)
         }
-        let resting = 56.0 - Double(index) * 0.05 + Double(random.int(4))
+        let resting = 56.0 - Double(index) * 0.05 + Double(draw(4))
         append(quantity: "HKQuantityTypeIdentifierRestingHeartRate", group: "heart", source: Self.watch, start: at(day, 6, 0),
                minutes: 0, value: resting, unit: "count/min", to: &samples)
         append(quantity: "HKQuantityTypeIdentifierWalkingHeartRateAverage", group: "heart", source: Self.watch, start: at(day, 12, 0),
-               minutes: 0, value: 92 + Double(random.int(10)), unit: "count/min", to: &samples)
+               minutes: 0, value: 92 + Double(draw(10)), unit: "count/min", to: &samples)
         for hour in [2, 4] {
             append(quantity: "HKQuantityTypeIdentifierHeartRateVariabilitySDNN", group: "heart", source: Self.watch,
-                   start: at(day, hour, 15), minutes: 1, value: 38 + Double(random.int(30)), unit: "ms", to: &samples)
+                   start: at(day, hour, 15), minutes: 1, value: 38 + Double(draw(30)), unit: "ms", to: &samples)
             append(quantity: "HKQuantityTypeIdentifierOxygenSaturation", group: "vitals", source: Self.watch, start: at(day, hour, 40),
-                   minutes: 0, value: 0.94 + Double(random.int(5)) / 100, unit: "fraction", to: &samples)
+                   minutes: 0, value: 0.94 + Double(draw(5)) / 100, unit: "fraction", to: &samples)
             append(quantity: "HKQuantityTypeIdentifierRespiratoryRate", group: "vitals", source: Self.watch, start: at(day, hour, 45),
-                   minutes: 0, value: 13.5 + Double(random.int(30)) / 10, unit: "count/min", to: &samples)
+                   minutes: 0, value: 13.5 + Double(draw(30)) / 10, unit: "count/min", to: &samples)
         }
         if index % 7 == 0 {
             append(quantity: "HKQuantityTypeIdentifierVO2Max", group: "vitals", source: Self.watch, start: at(day, 19, 0), minutes: 0,
-                   value: 44.5 + Double(random.int(20)) / 10, unit: "ml/(kg*min)", to: &samples)
+                   value: 44.5 + Double(draw(20)) / 10, unit: "ml/(kg*min)", to: &samples)
         }
     }
 
-    private mutating func addBody(day: Date, index: Int, to samples: inout [String]) {
+    private mutating func addBody(day: Date, index: Int, to samples: inout [DemoSample]) {
         guard index % 2 == 0 else { return }
-        let kg = 81.0 - Double(index) * 0.04 + Double(random.int(6)) / 10
+        let kg = 81.0 - Double(index) * 0.04 + Double(draw(6)) / 10
         append(quantity: "HKQuantityTypeIdentifierBodyMass", group: "body", source: Self.scale, start: at(day, 7, 15), minutes: 0,
                value: (kg * 10).rounded() / 10, unit: "kg", to: &samples)
         append(quantity: "HKQuantityTypeIdentifierBodyFatPercentage", group: "body", source: Self.scale, start: at(day, 7, 15),
-               minutes: 0, value: 0.19 + Double(random.int(10)) / 1000, unit: "fraction", to: &samples)
+               minutes: 0, value: 0.19 + Double(draw(10)) / 1000, unit: "fraction", to: &samples)
         append(quantity: "HKQuantityTypeIdentifierBodyMassIndex", group: "body", source: Self.scale, start: at(day, 7, 15), minutes: 0,
                value: ((kg / (1.82 * 1.82)) * 10).rounded() / 10, unit: "count", to: &samples)
     }
 
-    private mutating func addWorkouts(day: Date, index: Int, to samples: inout [String]) {
+    private mutating func addWorkouts(day: Date, index: Int, to samples: inout [DemoSample]) {
         switch index % 7 {
         case 1, 3:
-            let minutes = 30 + random.int(20)
+            let minutes = 30 + draw(20)
             let start = at(day, 7, 0)
             let distance = Double(minutes) * 170
             let watchUUID = append(workout: 37, name: "running", source: Self.watch, start: start, minutes: minutes,
@@ -222,55 +224,54 @@ struct HealthHistory {
         }
     }
 
-    private mutating func addWorkoutHeartRate(start: Date, minutes: Int, to samples: inout [String]) {
+    private mutating func addWorkoutHeartRate(start: Date, minutes: Int, to samples: inout [DemoSample]) {
         for minute in stride(from: 2, to: minutes, by: 5) {
             append(quantity: "HKQuantityTypeIdentifierHeartRate", group: "heart", source: Self.watch,
                    start: calendar.date(byAdding: .minute, value: minute, to: start)!, minutes: 0,
-                   value: 138 + Double(random.int(30)), unit: "count/min", to: &samples)
+                   value: 138 + Double(draw(30)), unit: "count/min", to: &samples)
         }
     }
 
-    // MARK: - Sample objects
+    // MARK: - Samples
+
+    /// 0 ..< upperBound, from the seeded stream.
+    private mutating func draw(_ upperBound: Int) -> Int { random.int(0...(upperBound - 1)) }
 
     private mutating func append(quantity type: String, group: String, source: String, start: Date, minutes: Int, value: Double,
-                                 unit: String, to samples: inout [String], steps isSteps: Bool = false) {
+                                 unit: String, to samples: inout [DemoSample], steps isSteps: Bool = false) {
         let end = calendar.date(byAdding: .minute, value: minutes, to: start)!
         guard end <= now else { return }
         if isSteps { steps[localDate(start), default: [:]][source, default: 0] += value }
-        samples.append(object(common(type: type, group: group, source: source, start: start, end: end, kind: "quantity")
-            + [("value", number(value)), ("unit", json(unit))]))
+        samples.append(sample(DemoType(identifier: type, group: group, kind: "quantity", unit: unit), source: source, start: start, end: end,
+                              value: number(value)))
     }
 
     private mutating func append(category type: String, group: String, source: String, start: Date, end: Date, value: Int, name: String?,
-                                 to samples: inout [String]) {
+                                 to samples: inout [DemoSample]) {
         guard end <= now else { return }
-        var fields = common(type: type, group: group, source: source, start: start, end: end, kind: "category") + [("value", "\(value)")]
-        if let name { fields.append(("name", json(name))) }
-        samples.append(object(fields))
+        samples.append(sample(DemoType(identifier: type, group: group, kind: "category"), source: source, start: start, end: end,
+                              value: "\(value)", name: name))
     }
 
     @discardableResult
     private mutating func append(workout activityType: Int, name: String?, source: String, start: Date, minutes: Int, distance: Double?,
-                                 energy: Double?, to samples: inout [String]) -> String? {
+                                 energy: Double?, to samples: inout [DemoSample]) -> String? {
         let end = calendar.date(byAdding: .minute, value: minutes, to: start)!
         guard end <= now else { return nil }
-        var fields = common(type: "HKWorkoutTypeIdentifier", group: "workouts", source: source, start: start, end: end, kind: "workout")
-        fields.append(("activityType", "\(activityType)"))
-        if let name { fields.append(("activityName", json(name))) }
-        fields.append(("durationSeconds", number(Double(minutes * 60))))
-        if let distance { fields.append(("distanceMeters", number(distance))) }
-        if let energy { fields.append(("activeEnergyKilocalories", number(energy))) }
-        samples.append(object(fields))
-        return fields.first { $0.0 == "uuid" }.map { String($0.1.dropFirst().dropLast()) }
+        let workout = sample(.workout, source: source, start: start, end: end, activityType: activityType, activityName: name,
+                             durationSeconds: number(Double(minutes * 60)), distanceMeters: distance.map(number),
+                             activeEnergyKilocalories: energy.map(number))
+        samples.append(workout)
+        return workout.uuid
     }
 
-    private mutating func common(type: String, group: String, source: String, start: Date, end: Date, kind: String) -> [(String, String)] {
-        [("uuid", json(random.uuid())), ("id", json(random.hex(64))), ("type", json(type)), ("group", json(group)),
-         ("source", json(source)), ("start", json(stamp(start))), ("end", json(stamp(end))), ("kind", json(kind))]
-    }
-
-    private func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { "\(json($0.0)):\($0.1)" }.joined(separator: ",") + "}"
+    /// A sample with a fresh uuid, written in this person's offset at its start.
+    private mutating func sample(_ type: DemoType, source: String, start: Date, end: Date, value: String? = nil, name: String? = nil,
+                                 activityType: Int? = nil, activityName: String? = nil, durationSeconds: String? = nil,
+                                 distanceMeters: String? = nil, activeEnergyKilocalories: String? = nil) -> DemoSample {
+        DemoSample(uuid: random.uuid(), type: type, source: source, start: milliseconds(start), end: milliseconds(end), value: value, name: name,
+                   activityType: activityType, activityName: activityName, durationSeconds: durationSeconds,
+                   distanceMeters: distanceMeters, activeEnergyKilocalories: activeEnergyKilocalories, offsetMinutes: offsetMinutes(start))
     }
 
     // MARK: - Deliveries
@@ -281,17 +282,18 @@ struct HealthHistory {
             var batchSamples = samples
             // The newest run carries a sample that breaks the contract: quarantined, the rest stored.
             if index == daySamples.count - 1 {
-                batchSamples.insert(samples[0].replacingOccurrences(of: #"(?<="uuid":")[^"]+"#, with: Self.quarantinedUUID,
-                                                                    options: .regularExpression), at: 1)
+                var broken = samples[0]
+                broken.uuid = Self.quarantinedUUID
+                batchSamples.insert(broken, at: 1)
             }
             let exportId = random.uuid()
             let generated = sentAt(dayIndex: index)
             let chunks = stride(from: 0, to: batchSamples.count, by: batchSize).map { Array(batchSamples[$0..<min($0 + batchSize, batchSamples.count)]) }
             for (n, chunk) in chunks.enumerated() {
-                let envelope = Envelope(exportId: exportId, generatedAt: generated, sequence: n + 1, isFinal: n == chunks.count - 1,
-                                        basis: "anchor", occasionStart: generated.addingTimeInterval(-86_400), occasionEnd: generated)
+                let envelope = self.envelope(exportId: exportId, generatedAt: generated, sequence: n + 1, isFinal: n == chunks.count - 1,
+                                             basis: "anchor", occasionStart: generated.addingTimeInterval(-86_400), samples: chunk)
                 let asCSV = index == daySamples.count - 3
-                bodies.append(Body(bytes: asCSV ? csvBody(envelope, chunk) : jsonBody(envelope, chunk), isCSV: asCSV,
+                bodies.append(Body(bytes: asCSV ? DemoEncoder.csv(envelope, chunk) : DemoEncoder.json(envelope, chunk), isCSV: asCSV,
                                    label: "day \(days[index]) batch \(n + 1)/\(chunks.count)"))
             }
             // A batch stored but its answer lost on the way back: the app sends the same bytes again.
@@ -308,9 +310,9 @@ struct HealthHistory {
         let generated = now.addingTimeInterval(-3 * 3600)
         for n in 0..<2 {
             let chunk = Array(recent.dropFirst(n * batchSize).prefix(batchSize))
-            let envelope = Envelope(exportId: truncatedExportId, generatedAt: generated, sequence: n + 1, isFinal: false, basis: "window",
-                                    occasionStart: generated.addingTimeInterval(-7 * 86_400), occasionEnd: generated)
-            bodies.append(Body(bytes: jsonBody(envelope, chunk), isCSV: false, label: "manual export batch \(n + 1)/3"))
+            let envelope = self.envelope(exportId: truncatedExportId, generatedAt: generated, sequence: n + 1, isFinal: false, basis: "window",
+                                         occasionStart: generated.addingTimeInterval(-7 * 86_400), samples: chunk)
+            bodies.append(Body(bytes: DemoEncoder.json(envelope, chunk), isCSV: false, label: "manual export batch \(n + 1)/3"))
         }
     }
 
@@ -320,76 +322,25 @@ struct HealthHistory {
         return min(next.addingTimeInterval(5 * 3600), now.addingTimeInterval(-3600))
     }
 
-    struct Envelope {
-        var exportId: String
-        var generatedAt: Date
-        var sequence: Int
-        var isFinal: Bool
-        var basis: String
-        var occasionStart: Date
-        var occasionEnd: Date
-    }
-
-    private func window(_ samples: [String]) -> (String, String) {
-        let starts = samples.compactMap { field("start", in: $0) }.sorted()
-        let ends = samples.compactMap { field("end", in: $0) }.sorted()
-        return (starts.first ?? stamp(now), ends.last ?? stamp(now))
-    }
-
-    private func jsonBody(_ e: Envelope, _ samples: [String]) -> [UInt8] {
-        let (windowStart, windowEnd) = window(samples)
-        let text = "{\"basis\":\(json(e.basis)),\"batchSequence\":\(e.sequence),\"connectivityTest\":false,\"exportId\":\(json(e.exportId)),"
-            + "\"generatedAt\":\(json(stamp(e.generatedAt))),\"isFinalBatch\":\(e.isFinal),\"occasionEnd\":\(json(stamp(e.occasionEnd))),"
-            + "\"occasionStart\":\(json(stamp(e.occasionStart))),\"samples\":[\(samples.joined(separator: ","))],\"schemaVersion\":1,"
-            + "\"windowEnd\":\(json(windowEnd)),\"windowStart\":\(json(windowStart))}"
-        return Array(text.utf8)
-    }
-
-    static let csvColumns = ["schemaVersion", "exportId", "generatedAt", "batchSequence", "isFinalBatch", "windowStart", "windowEnd", "uuid", "id",
-                             "type", "group", "source", "start", "end", "kind", "value", "unit", "name", "activityType", "activityName",
-                             "durationSeconds", "distanceMeters", "activeEnergyKilocalories", "basis", "occasionStart", "occasionEnd"]
-
-    /// The same batch in the reference's CSV dialect: header row, envelope on every row,
-    /// minimal quoting, empty cells for absent keys, LF after every row.
-    private func csvBody(_ e: Envelope, _ samples: [String]) -> [UInt8] {
-        let (windowStart, windowEnd) = window(samples)
-        var text = Self.csvColumns.joined(separator: ",") + "\n"
-        for sample in samples {
-            let object = (try? JSONSerialization.jsonObject(with: Data(sample.utf8))) as? [String: Any] ?? [:]
-            let envelope: [String: String] = [
-                "schemaVersion": "1", "exportId": e.exportId, "generatedAt": stamp(e.generatedAt), "batchSequence": "\(e.sequence)",
-                "isFinalBatch": "\(e.isFinal)", "windowStart": windowStart, "windowEnd": windowEnd, "basis": e.basis,
-                "occasionStart": stamp(e.occasionStart), "occasionEnd": stamp(e.occasionEnd),
-            ]
-            let cells = Self.csvColumns.map { column -> String in
-                if let value = envelope[column] { return value }
-                guard let value = object[column] else { return "" }
-                if let text = value as? String { return text }
-                if let whole = value as? Int { return "\(whole)" }
-                if let n = value as? Double { return number(n) }
-                if let n = value as? NSNumber { return number(n.doubleValue) }
-                return "\(value)"
-            }
-            text += cells.map(csvField).joined(separator: ",") + "\n"
-        }
-        return Array(text.utf8)
-    }
-
-    private func csvField(_ text: String) -> String {
-        text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-            ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    /// A batch's envelope: its window brackets its samples, its times are written in the offset of when it was built.
+    private func envelope(exportId: String, generatedAt: Date, sequence: Int, isFinal: Bool, basis: String, occasionStart: Date,
+                          samples: [DemoSample]) -> DemoEnvelope {
+        let generated = milliseconds(generatedAt)
+        return DemoEnvelope(exportId: exportId, generatedAt: generated, batchSequence: sequence, isFinalBatch: isFinal, basis: basis,
+                            windowStart: samples.map(\.start).min() ?? generated, windowEnd: samples.map(\.end).max() ?? generated,
+                            occasionStart: milliseconds(occasionStart), occasionEnd: generated, offsetMinutes: offsetMinutes(generatedAt))
     }
 
     // MARK: - Text
 
-    /// The reference's one timestamp shape, in this person's zone: 2026-08-21T10:25:30.000+02:00.
-    func stamp(_ date: Date) -> String {
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        let offset = timeZone.secondsFromGMT(for: date)
-        let sign = offset < 0 ? "-" : "+"
-        let millis = Int((date.timeIntervalSince1970 * 1000).rounded()) % 1000
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03d%@%02d:%02d", c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!,
-                      millis, sign, abs(offset) / 3600, abs(offset) % 3600 / 60)
+    /// Milliseconds since the epoch.
+    private func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// This person's UTC offset at an instant, in minutes.
+    private func offsetMinutes(_ date: Date) -> Int {
+        timeZone.secondsFromGMT(for: date) / 60
     }
 
     /// The local date of an instant, `yyyy-MM-dd`.
@@ -402,39 +353,8 @@ struct HealthHistory {
         calendar.date(byAdding: .minute, value: hour * 60 + minute, to: day)!
     }
 
-    private func field(_ key: String, in object: String) -> String? {
-        guard let range = object.range(of: "\"\(key)\":\"") else { return nil }
-        let rest = object[range.upperBound...]
-        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
-    }
-
     /// A number as JSON writes it: no decimal point on a whole number.
     private func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
-    }
-
-    private func json(_ text: String) -> String {
-        let data = try! JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])
-        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
-    }
-}
-
-/// Draws the history is made of, from TestSupport's seeded generator.
-extension SeededGenerator {
-    /// 0 ..< upperBound
-    mutating func int(_ upperBound: Int) -> Int { Int(next() % UInt64(upperBound)) }
-
-    /// An uppercase version-4 UUID, as Apple Health writes them.
-    mutating func uuid() -> String {
-        let a = next(), b = next()
-        let hex = String(format: "%016llX%016llX", (a & 0xFFFF_FFFF_FFFF_0FFF) | 0x4000, (b & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)
-        let c = Array(hex)
-        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
-    }
-
-    mutating func hex(_ count: Int) -> String {
-        var out = ""
-        while out.count < count { out += String(format: "%016llx", next()) }
-        return String(out.prefix(count))
     }
 }

@@ -192,6 +192,62 @@ struct HostileInputTests {
         #expect(checkedOutcome(Array(text.utf8), .csv) == .rejected("record 1 (line 1): the header repeats the column \"value\""))
     }
 
+    @Test("a CSV header name over 256 bytes is refused before any row is read; 256 are fine")
+    func longColumnName() throws {
+        let refused = Bodies.expandingCSV(nameBytes: 257, totalBytes: 4_000)
+        let error = #expect(throws: PayloadError.self) { try PayloadDecoder.decode(csv: refused) }
+        #expect(error?.message == "record 1 (line 1): the header's column 27 has a name of 257 bytes; at most 256 are accepted")
+        #expect(error?.problem == .tooLarge)
+        #expect(error?.location == PayloadLocation(record: 1, line: 1, byteOffset: 0))
+        let accepted = Bodies.expandingCSV(nameBytes: 256, totalBytes: 4_000)
+        let rows = accepted.filter { $0 == 0x0A }.count - 1
+        #expect(rows > 5)
+        #expect(checkedOutcome(accepted, .csv) == .batches(valid: rows, quarantined: 0))
+    }
+
+    @Test("the 2 MB column name of a 4 MiB body is refused at once, not built into gigabytes")
+    func twoMegabyteColumnName() throws {
+        let body = Bodies.expandingCSV(nameBytes: 2_000_000, totalBytes: 4 << 20)
+        #expect(body.count >= 4_000_000)
+        #expect(checkedOutcome(body, .csv) == .rejected("record 1 (line 1): the header's column 27 has a name of 2000000 bytes; at most 256 are accepted"))
+    }
+
+    @Test("a CSV header of more than 1024 columns is refused")
+    func tooManyColumns() {
+        let names = (0..<1025).map { "c\($0)" }
+        #expect(checkedOutcome(Array((Bodies.csvHeader + "," + names.joined(separator: ",") + "\n").utf8), .csv)
+                == .rejected("record 1 (line 1): the header has 1051 columns; at most 1024 are accepted"))
+    }
+
+    @Test("samples built beyond 4 times the body's size are refused, naming the row that crossed it")
+    func expansionBound() throws {
+        // 200 unknown columns of 250-byte names: every row's cells of `x` become 200 keys of 250 bytes.
+        let names = (0..<200).map { String(format: "%03d", $0) + String(repeating: "n", count: 247) }
+        var text = Bodies.csvHeader + "," + names.joined(separator: ",") + "\n"
+        for row in 1...12 {
+            text += CSVWriter.row(CSVBody.columns.map { CSVBody.row(["uuid": String(format: "A1B2C3D4-0000-4000-8000-%012d", row)])[$0] ?? "" }
+                                  + Array(repeating: "x", count: 200))
+        }
+        let body = Array(text.utf8)
+        let error = #expect(throws: PayloadError.self) { try PayloadDecoder.decode(csv: body) }
+        #expect(error?.problem == .tooLarge)
+        #expect(error?.reason == "the samples built from this body would take more than 4 times its \(body.count) bytes (every row repeats the header's names as keys)")
+        // Each row builds ~52 KB of samples; 4 times the ~61 KB body is crossed by the fifth row.
+        #expect(error?.location?.record == 6)
+        // The same columns with a few rows stay under the bound and decode.
+        let few = text.split(separator: "\n").prefix(3).joined(separator: "\n") + "\n"
+        #expect(checkedOutcome(Array(few.utf8), .csv) == .batches(valid: 2, quarantined: 0))
+    }
+
+    @Test("the app's CSV bodies build samples smaller than themselves: far inside the bound")
+    func appBodiesExpandLittle() throws {
+        for name in ["contract-example.csv", "quoted-source.good.csv", "appended-bodies.good.csv"] {
+            let body = try Fixture.bytes(name)
+            let built = try batches(try PayloadDecoder.decode(csv: body)).reduce(0) { $0 + $1.samplesJSON.count }
+            #expect(built < body.count, "\(name): \(built) bytes of samples from \(body.count)")
+        }
+    }
+
     @Test("CR-only line ends are row ends")
     func crOnly() throws {
         #expect(checkedOutcome(try Fixture.bytes("cr-line-ends.good.csv"), .csv) == .batches(valid: 3, quarantined: 0))

@@ -63,10 +63,10 @@ struct SampleRulesTests {
         ("1e-300", nil), ("-1e-300", nil), ("9.99e-301", "value is non-zero and below 1e-300 in magnitude, which PostgreSQL double precision rejects (kind quantity)"),
         ("1e-301", "value is non-zero and below 1e-300 in magnitude, which PostgreSQL double precision rejects (kind quantity)"),
         ("0.00000000000000000000000000000001", nil),
-        ("1.7976931348623157e308", nil), ("1.8e308", "value is not finite as double precision (kind quantity)"),
+        ("1.7976931348623157e308", Self.huge), ("1.8e308", "value is not finite as double precision (kind quantity)"),
         ("-1e309", "value is not finite as double precision (kind quantity)"),
         ("1e1001", "value is beyond PostgreSQL's numeric range: exponent outside ±1000 or over 1000 digits (kind quantity)"),
-        ("123456789012345678901234567890", nil), ("12.5E+3", nil), ("\"12\"", "value is not a number (kind quantity)"),
+        ("123456789012345678901234567890", Self.huge), ("12.5E+3", nil), ("\"12\"", "value is not a number (kind quantity)"),
         ("null", "value is null (kind quantity)"), ("true", "value is not a number (kind quantity)"),
         ("[42]", "value is not a number (kind quantity)"),
     ] as [(String, String?)])
@@ -74,6 +74,47 @@ struct SampleRulesTests {
         let batch = try jsonBatch(Body.json(samples: [Body.quantity(["value": literal])]))
         #expect(batch.quarantined.first?.reason == reason)
         #expect(batch.validSampleCount == (reason == nil ? 1 : 0))
+    }
+
+    static let huge = "value is beyond ±1e15 in magnitude, more than the daily rollups sum (kind quantity)"
+
+    @Test("a number the rollups sum or average is at most 1e15 in magnitude, to the last digit", arguments: [
+        ("1e15", nil), ("-1e15", nil), ("1000000000000000", nil), ("-1000000000000000.000", nil), ("10.0e14", nil),
+        ("0.001e18", nil), ("999999999999999.9", nil), ("-0.0", nil), ("1e-300", nil),
+        ("1000000000000000.5", Self.huge), ("1.0000000000000001e15", Self.huge), ("-1000000000000001", Self.huge),
+        ("2e15", Self.huge), ("1e16", Self.huge), ("1e308", Self.huge), ("-1e308", Self.huge),
+        ("1.7976931348623157e308", Self.huge), ("-1.7976931348623157E+308", Self.huge),
+        ("4.9e-324", "value is non-zero and below 1e-300 in magnitude, which PostgreSQL double precision rejects (kind quantity)"),
+    ] as [(String, String?)])
+    func summableBound(literal: String, reason: String?) throws {
+        let batch = try jsonBatch(Body.json(samples: [Body.quantity(["value": literal])]))
+        #expect(batch.quarantined.first?.reason == reason)
+        #expect(batch.validSampleCount == (reason == nil ? 1 : 0))
+    }
+
+    @Test("the bound holds for every key the rollups sum, whatever the kind, and for CSV cells", arguments: [
+        (Body.workout(["durationSeconds": "1e16"]), "durationSeconds is beyond ±1e15 in magnitude, more than the daily rollups sum (kind workout)"),
+        (Body.workout(["distanceMeters": "-1e300"]), "distanceMeters is beyond ±1e15 in magnitude, more than the daily rollups sum"),
+        (Body.workout(["activeEnergyKilocalories": "1.7976931348623157e308"]),
+         "activeEnergyKilocalories is beyond ±1e15 in magnitude, more than the daily rollups sum"),
+        (Body.workout(["value": "1e300"]), "value is beyond ±1e15 in magnitude, more than the daily rollups sum (kind workout)"),
+        (Body.quantity(["kind": "\"somethingNew\"", "value": "1e300"]),
+         "value is beyond ±1e15 in magnitude, more than the daily rollups sum (kind somethingNew)"),
+        (Body.workout(["distanceMeters": "1e15", "durationSeconds": "-1e15"]), nil),
+    ] as [(String, String?)])
+    func summableBoundEveryKey(sample: String, reason: String?) throws {
+        let batch = try jsonBatch(Body.json(samples: [sample]))
+        #expect(batch.quarantined.first?.reason == reason)
+    }
+
+    @Test("a number the rollups sum is kept only up to 1e15 in a CSV cell too")
+    func summableBoundCSV() throws {
+        let text = CSVBody.document([CSVBody.row(["value": "1e308"]), CSVBody.row(["uuid": "A1B2C3D4-0000-4000-8000-000000000002", "value": "1e15"])])
+        let decoded = try batches(try PayloadDecoder.decode(csv: Array(text.utf8)))
+        #expect(decoded.count == 1)
+        #expect(decoded[0].quarantined.map(\.reason) == [Self.huge])
+        #expect(decoded[0].quarantined.map(\.position) == [1])
+        #expect(decoded[0].validSampleCount == 1)
     }
 
     @Test("a number with more than 1000 digits is quarantined even in an unknown key")

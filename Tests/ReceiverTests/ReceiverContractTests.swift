@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// CONTRACT.md §1 and the reference's "Check it before you hand it over", over real HTTP.
+/// docs/receiver.md ("Answers") and the reference's "Check it before you hand it over", over real HTTP.
 @Suite("Receiver contract")
 struct ReceiverContractTests {
     static let exampleUUIDs = ["a1b2c3d4-0000-4000-8000-000000000001", "a1b2c3d4-0000-4000-8000-000000000002",

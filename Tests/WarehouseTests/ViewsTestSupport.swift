@@ -1,4 +1,6 @@
+import DemoData
 import Foundation
+import HealthPayload
 import Postgres
 import Testing
 import TestSupport
@@ -29,7 +31,8 @@ enum HK {
     ]
 }
 
-/// Sample objects exactly as healthd sends them (JSON payload, version 1), as JSON text.
+/// Sample objects exactly as healthd sends them (JSON payload, version 1), as JSON text,
+/// written by DemoData (`DemoEncoder.object`), each in the offset its `start` is written in.
 enum Sample {
     /// A deterministic upper-case UUID: `U(7)` is `00000000-0000-4000-8000-000000000007`.
     static func U(_ n: Int) -> String {
@@ -40,58 +43,26 @@ enum Sample {
     static func quantity(_ uuid: String, _ type: String, source: String, start: String, end: String? = nil,
                          value: Double, unit: String? = nil, group: String? = nil) -> String {
         let known = HK.quantity[type]
-        return object([
-            ("uuid", json(uuid)), ("id", json(fingerprint(uuid))), ("type", json(type)),
-            ("group", json(group ?? known?.group ?? "activity")), ("source", json(source)),
-            ("start", json(start)), ("end", json(end ?? start)), ("kind", json("quantity")),
-            ("value", number(value)), ("unit", json(unit ?? known?.unit ?? "count")),
-        ])
+        return object(uuid, DemoType(identifier: type, group: group ?? known?.group ?? "activity", kind: "quantity",
+                                     unit: unit ?? known?.unit ?? "count"),
+                      source: source, start: start, end: end ?? start, value: number(value))
     }
 
     /// A sleep analysis sample; `name` defaults to the reference's name for 0…5 and is absent otherwise.
     static func sleep(_ uuid: String, source: String, start: String, end: String, value: Int, name: String?? = nil) -> String {
         let names = ["inBed", "asleepUnspecified", "awake", "asleepCore", "asleepDeep", "asleepREM"]
         let stage: String? = name ?? (value >= 0 && value < names.count ? names[value] : nil)
-        var fields: [(String, String)] = [
-            ("uuid", json(uuid)), ("id", json(fingerprint(uuid))), ("type", json(HK.sleep)),
-            ("group", json("sleep")), ("source", json(source)), ("start", json(start)), ("end", json(end)),
-            ("kind", json("category")), ("value", String(value)),
-        ]
-        if let stage { fields.append(("name", json(stage))) }
-        return object(fields)
+        return object(uuid, .sleep, source: source, start: start, end: end, value: String(value), name: stage)
     }
 
     static func workout(_ uuid: String, source: String, start: String, end: String, activityType: Int,
                         activityName: String?, duration: Double, distance: Double? = nil, energy: Double? = nil) -> String {
-        var fields: [(String, String)] = [
-            ("uuid", json(uuid)), ("id", json(fingerprint(uuid))), ("type", json(HK.workout)),
-            ("group", json("workouts")), ("source", json(source)), ("start", json(start)), ("end", json(end)),
-            ("kind", json("workout")), ("activityType", String(activityType)), ("durationSeconds", number(duration)),
-        ]
-        if let activityName { fields.append(("activityName", json(activityName))) }
-        if let distance { fields.append(("distanceMeters", number(distance))) }
-        if let energy { fields.append(("activeEnergyKilocalories", number(energy))) }
-        return object(fields)
+        object(uuid, .workout, source: source, start: start, end: end, activityType: activityType, activityName: activityName,
+               durationSeconds: number(duration), distanceMeters: distance.map(number), activeEnergyKilocalories: energy.map(number))
     }
 
     /// A JSON array of sample objects.
     static func array(_ samples: [String]) -> String { "[" + samples.joined(separator: ",") + "]" }
-
-    static func json(_ s: String) -> String {
-        var out = "\""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if c.value < 0x20 { out += String(format: "\\u%04x", c.value) } else { out.unicodeScalars.append(c) }
-            }
-        }
-        return out + "\""
-    }
 
     /// Numbers as healthd writes them: no decimal point on a whole number.
     static func number(_ v: Double) -> String {
@@ -104,8 +75,15 @@ enum Sample {
         return String((base + base).prefix(64))
     }
 
-    private static func object(_ fields: [(String, String)]) -> String {
-        "{" + fields.map { json($0.0) + ":" + $0.1 }.joined(separator: ",") + "}"
+    private static func object(_ uuid: String, _ type: DemoType, source: String, start: String, end: String, value: String? = nil,
+                               name: String? = nil, activityType: Int? = nil, activityName: String? = nil, durationSeconds: String? = nil,
+                               distanceMeters: String? = nil, activeEnergyKilocalories: String? = nil) -> String {
+        let from = Bodies.instant(start), to = Bodies.instant(end)
+        return DemoEncoder.object(DemoSample(uuid: uuid, type: type, source: source, start: from.millisecondsSinceEpoch, end: to.millisecondsSinceEpoch,
+                                             value: value, name: name, activityType: activityType, activityName: activityName,
+                                             durationSeconds: durationSeconds, distanceMeters: distanceMeters,
+                                             activeEnergyKilocalories: activeEnergyKilocalories, id: fingerprint(uuid),
+                                             offsetMinutes: from.offsetMinutes))
     }
 }
 
@@ -122,12 +100,10 @@ struct Store {
     func batch(person: String = "p", _ samples: [String], exportId: String = UUID().uuidString,
                sequence: Int = 1, isFinal: Bool = true, basis: String = "window",
                receivedAt: String? = nil, quarantine: String = "[]") throws -> StoreCounts {
-        let envelope = """
-            {"exportId":"\(exportId)","generatedAt":"2026-04-01T12:00:00.000+02:00","batchSequence":\(sequence),\
-            "isFinalBatch":\(isFinal),"basis":"\(basis)","windowStart":"2026-01-01T00:00:00.000Z",\
-            "windowEnd":"2026-12-31T00:00:00.000Z","occasionStart":"2026-03-01T00:00:00.000+01:00",\
-            "occasionEnd":"2026-04-01T12:00:00.000+02:00"}
-            """
+        let envelope = Envelope(exportId: exportId, generatedAt: "2026-04-01T12:00:00.000+02:00", batchSequence: sequence,
+                                isFinalBatch: isFinal, basis: basis, windowStart: "2026-01-01T00:00:00.000Z",
+                                windowEnd: "2026-12-31T00:00:00.000Z", occasionStart: "2026-03-01T00:00:00.000+01:00",
+                                occasionEnd: "2026-04-01T12:00:00.000+02:00").jsonText
         let body = Sample.array(samples)
         let rows = try connection.query("""
             SELECT * FROM health_store.store_batch($1, 'http', 'json', NULL, $2::jsonb, $3::jsonb, $4::jsonb,

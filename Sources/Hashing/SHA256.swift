@@ -1,9 +1,15 @@
 import CCrypto
 
-/// SHA-256 through libcrypto (Linux has no CryptoKit; never hand-roll a hash).
+/// SHA-256 through libcrypto (Linux has no CryptoKit; never hand-roll a hash): the one hashing
+/// wrapper of the package, for tokens, bodies, backlog files, migrations and demo `id`s.
+///
+/// Streaming: `update` as bytes arrive, `digest()` for the hash of everything so far (hashing
+/// can go on: the ledger reads the hash of a file's ingested prefix, then hashes on), or
+/// `finalize()` to end. One-shot: `SHA256.hash(bytes)`, `SHA256.hex(bytes)`.
 public struct SHA256: ~Copyable {
     private let context: OpaquePointer
 
+    /// An empty hash.
     public init() {
         context = EVP_MD_CTX_new()
         EVP_DigestInit_ex(context, EVP_sha256(), nil)
@@ -22,8 +28,26 @@ public struct SHA256: ~Copyable {
         bytes.withUnsafeBytes { update($0) }
     }
 
+    /// Adds bytes to the hash.
+    public mutating func update(_ bytes: ArraySlice<UInt8>) {
+        bytes.withUnsafeBytes { update($0) }
+    }
+
+    /// The 32-byte digest of everything added so far; hashing can go on (a copy of the
+    /// context is finished, `EVP_MD_CTX_copy_ex`).
+    public func digest() -> [UInt8] {
+        let copy = EVP_MD_CTX_new()
+        defer { EVP_MD_CTX_free(copy) }
+        EVP_MD_CTX_copy_ex(copy, context)
+        return Self.finish(copy)
+    }
+
     /// The 32-byte digest; the hash is finished afterwards.
     public consuming func finalize() -> [UInt8] {
+        Self.finish(context)
+    }
+
+    private static func finish(_ context: OpaquePointer?) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         digest.withUnsafeMutableBufferPointer { _ = EVP_DigestFinal_ex(context, $0.baseAddress, &length) }
@@ -32,6 +56,13 @@ public struct SHA256: ~Copyable {
 
     /// The digest of `bytes`.
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var h = SHA256()
+        h.update(bytes)
+        return h.finalize()
+    }
+
+    /// The digest of `bytes`.
+    public static func hash(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
         var h = SHA256()
         h.update(bytes)
         return h.finalize()

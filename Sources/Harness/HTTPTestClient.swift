@@ -1,4 +1,4 @@
-// A tiny blocking HTTP/1.1 client over raw POSIX sockets, for tests only.
+// A tiny blocking HTTP/1.1 client over raw POSIX sockets, for tests and benchmarks only.
 //
 // It exists to send what well-behaved clients never send (a lying
 // Content-Length, a trickled body, nothing at all) and to read exactly what

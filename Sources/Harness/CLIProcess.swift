@@ -1,9 +1,9 @@
 import Foundation
 import Warehouse
 
-/// The built `health-warehouse` binary, run as a child process by tests.
+/// The built `health-warehouse` binary, run as a child process by tests and benchmarks.
 public enum CLIProcess {
-    /// `.build/<triple>/debug/health-warehouse`, beside the test bundle.
+    /// `.build/<triple>/<configuration>/health-warehouse`, beside the test bundle or the benchmark binary.
     public static var binaryPath: String {
         let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         var candidates = [bundle.appendingPathComponent("health-warehouse").path]

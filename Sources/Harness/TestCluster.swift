@@ -3,7 +3,7 @@ import Postgres
 import Synchronization
 import Warehouse
 
-/// A throwaway PostgreSQL cluster in a temporary folder, for tests.
+/// A throwaway PostgreSQL cluster in a temporary folder, for tests and benchmarks.
 ///
 /// Socket only, fsync off. A watchdog process stops and removes it if the test process dies
 /// without cleaning up; a normal exit stops and removes it too.
@@ -117,9 +117,19 @@ public final class TestCluster: @unchecked Sendable {
 
 /// One database for one test.
 public struct TestDatabase: Sendable {
+    /// The database's name.
     public let name: String
+    /// Its libpq connection string.
     public let connectionString: String
+    /// The throwaway cluster it lives in; nil on a server given by URL.
     public let cluster: TestCluster?
+
+    /// A database of a cluster, or of a server given by URL.
+    public init(name: String, connectionString: String, cluster: TestCluster?) {
+        self.name = name
+        self.connectionString = connectionString
+        self.cluster = cluster
+    }
 
     /// Opens a new connection to this database.
     public func connect() throws -> PostgresConnection {
