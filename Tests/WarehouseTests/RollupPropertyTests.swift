@@ -44,6 +44,8 @@ struct RollupPropertyTests {
             #expect(try mix.decode(0, as: Int.self) > 20, "samples were replaced")
             #expect(try mix.decode(1, as: Int.self) > 20, "duplicates were sent")
             #expect(try db.scalar("SELECT count(*) FROM health_store.settings", as: Int.self)! > 0, "zones were set")
+            #expect(try db.scalar("SELECT count(*) FROM health.coalesced_samples WHERE NOT counted", as: Int.self)! > 0,
+                    "coalescings were sent")
             for person in Self.persons {
                 let diff = try c.table("SELECT * FROM health_store.verify_rollups($1)", [person])
                 #expect(diff.count == 0, "seed \(seed), \(person): rollups differ from a recompute: \(diff.rows.prefix(5))")
@@ -120,6 +122,9 @@ struct RollupPropertyTests {
                     samples.append(randomSample(&rng))
                 }
             }
+            if Int.random(in: 0..<100, using: &rng) < 25 {
+                samples.append(contentsOf: coalescing(&rng))
+            }
             sent.append(contentsOf: samples.prefix(5))
             try store.batch(person: person, samples, sequence: Int.random(in: 1...3, using: &rng),
                             isFinal: Bool.random(using: &rng), basis: Bool.random(using: &rng) ? "anchor" : "window")
@@ -175,6 +180,32 @@ struct RollupPropertyTests {
         }
     }
 
+    /// Fine step or distance samples of one source and, in the same list, a combined sample
+    /// over their span whose value is their sum (or, now and then, not), combined first or
+    /// last. Uuids from their own ranges, so later groups replace earlier parts and combined
+    /// samples and re-decide them.
+    static func coalescing<R: RandomNumberGenerator>(_ rng: inout R) -> [String] {
+        let source = sources.randomElement(using: &rng)!
+        let type = Bool.random(using: &rng) ? HK.steps : HK.distance
+        let base = 1_774_483_200 + Int.random(in: 0..<(6 * 86_400), using: &rng) / 300 * 300
+        let offset = [0, 60, 120].randomElement(using: &rng)!
+        let count = Int.random(in: 2...4, using: &rng)
+        var parts: [String] = []
+        var sum = 0
+        for i in 0..<count {
+            let value = Int.random(in: 1...500, using: &rng)
+            sum += value
+            parts.append(Sample.quantity(Sample.U(241 + Int.random(in: 0..<160, using: &rng)), type, source: source,
+                                         start: stamp(base + i * 300, offsetMinutes: offset),
+                                         end: stamp(base + (i + 1) * 300, offsetMinutes: offset), value: Double(value)))
+        }
+        let total = Int.random(in: 0..<5, using: &rng) == 0 ? sum + 1 : sum
+        let combined = Sample.quantity(Sample.U(401 + Int.random(in: 0..<60, using: &rng)), type, source: source,
+                                       start: stamp(base, offsetMinutes: offset), end: stamp(base + count * 300, offsetMinutes: offset),
+                                       value: Double(total))
+        return Bool.random(using: &rng) ? parts + [combined] : [combined] + parts
+    }
+
     /// `2026-03-29T23:30:00.000+02:00`: the instant `t` (seconds since 1970) written in an offset.
     static func stamp(_ t: Int, offsetMinutes: Int) -> String {
         let local = t + offsetMinutes * 60
@@ -195,8 +226,21 @@ struct RollupPropertyTests {
 
     static let partial = "health.is_partial(x.person, x.day)"
 
+    /// health.samples without the coalescings, decided naively: a sample of rule total with a
+    /// duration whose own source's samples inside its span are two or more and add up to it.
+    static let counted = """
+        (SELECT s.* FROM health.samples s
+         WHERE NOT EXISTS (
+           SELECT 1 FROM health.catalog k,
+                  LATERAL (SELECT count(*) AS n, sum(q.value::numeric) AS total FROM health.samples q
+                           WHERE q.person = s.person AND q.type = s.type AND q.source = s.source AND q.uuid <> s.uuid
+                             AND q.start_at >= s.start_at AND q.end_at <= s.end_at) inside
+           WHERE k.type = s.type AND k.rule = 'total' AND s.end_at > s.start_at
+             AND inside.n >= 2 AND abs(inside.total - s.value::numeric) <= 1e-9 * abs(s.value::numeric)))
+        """
+
     /// Per person, day, per-source type and source: the total, stage minutes and the rank.
-    static let ranked = """
+    static var ranked: String { """
         per AS (
           SELECT s.person, s.day, s.type, c.metric, CASE c.rule WHEN 'sleep' THEN 'min' ELSE c.unit END AS unit, s.source,
                  CASE c.rule WHEN 'sleep' THEN coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value IN (1, 3, 4, 5)), 0) / 60
@@ -209,7 +253,7 @@ struct RollupPropertyTests {
                  coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 2), 0) / 60 AS awake,
                  coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 0), 0) / 60 AS in_bed,
                  coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value NOT IN (0, 1, 2, 3, 4, 5)), 0) / 60 AS unknown
-          FROM health.samples s JOIN health.catalog c ON c.type = s.type
+          FROM \(counted) s JOIN health.catalog c ON c.type = s.type
           WHERE c.rule IN ('total', 'sleep')
           GROUP BY s.person, s.day, s.type, c.metric, c.rule, c.unit, s.source
         ),
@@ -220,7 +264,7 @@ struct RollupPropertyTests {
                            WHERE o.person = per.person AND o.day = per.day AND o.type = per.type AND o.source <> per.source), '{}') AS others
           FROM per LEFT JOIN health_store.source_priorities p ON p.person = per.person AND p.type = per.type
         )
-        """
+        """ }
 
     static let latest = """
         SELECT DISTINCT ON (s.person, s.day, s.type) s.person, s.day, s.type, c.metric, c.unit, s.value, s.start_at AS measured_at, s.source
@@ -348,7 +392,7 @@ struct RollupPropertyTests {
             unknown AS (
               SELECT s.person, s.day, count(*) AS n FROM health.samples s
               WHERE NOT EXISTS (SELECT 1 FROM health.catalog c WHERE c.type = s.type) GROUP BY s.person, s.day),
-            days AS (SELECT DISTINCT s.person, s.day FROM health.samples s)
+            days AS (SELECT DISTINCT s.person, s.day FROM \(Self.counted) s)
             SELECT \(select.joined(separator: ",\n       "))
             FROM days x
             """

@@ -78,8 +78,9 @@ BEGIN ATOMIC
     WHERE w.end_at > w.start_at
       AND (w.end_at - w.start_at > interval '1 hour' OR w.first_end_within <= w.end_at)
     UNION
-    -- A sample that covered two or more before this batch may cover none now.
-    SELECT c.uuid, c.type, c.source, c.start_at, c.end_at, s.value
+    -- A sample that covered two or more before this batch may cover none now (its key and
+    -- span as they are now: the sample itself may have been replaced).
+    SELECT s.uuid, s.type, s.source, s.start_at, s.end_at, s.value
     FROM ranges r
     JOIN health_store.coverings c
       ON c.person = p_person AND c.type = r.type AND c.source = r.source
