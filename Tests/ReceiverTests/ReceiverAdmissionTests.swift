@@ -104,6 +104,58 @@ struct ReceiverAdmissionTests {
         }
     }
 
+    /// A Grafana or notebook login (granted health_reader) takes every lock it is allowed to —
+    /// the advisory keys writers once used and the migrator's, ACCESS SHARE on every view and so
+    /// on the tables behind them, a long snapshot — and tries the ones it is not: writers are
+    /// not delayed at all, far from their lock timeout.
+    @Test("a reader login holding every lock it can take does not hold up a writer; the person's row lock is out of its reach")
+    func readerCannotStallWriters() throws {
+        try TestPostgres.withDatabase { db in
+            let receiver = try RunningReceiver(connectionString: db.connectionString,
+                                               sessionSettings: [(name: "lock_timeout", value: "1s")])
+            defer { receiver.stop() }
+            let body = try Bodies.fixture("contract-example.json")
+            #expect(try receiver.post(body).status == 200)
+
+            let admin = try db.connect()
+            defer { admin.close() }
+            let role = "reader_" + db.name
+            try admin.query("CREATE ROLE \(role) LOGIN PASSWORD 'reader-test'")
+            try admin.query("GRANT health_reader TO \(role)")
+            defer { _ = try? admin.query("DROP ROLE IF EXISTS \(role)") }
+            let info = try PostgresConnectionInfo(parsing: db.connectionString)
+            let reader = try PostgresConnection(connectionString: info.setting("user", to: role).setting("password", to: "reader-test").connectionString)
+            defer { reader.close() }
+
+            try reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            // The advisory keys of the person lock before it was a row lock, and the migrator's.
+            try reader.query("SELECT pg_advisory_lock(hashtext('health_warehouse.person'), hashtext('default'))")
+            try reader.query("SELECT pg_advisory_xact_lock(hashtext('health_warehouse.person'), hashtext('default'))")
+            try reader.query("SELECT pg_advisory_lock(7527605601647616372)")
+            let views = try reader.query("SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'health' AND c.relkind = 'v'")
+            for view in views.map({ $0[0]! }) {
+                try reader.query("LOCK TABLE health.\(view) IN ACCESS SHARE MODE")
+                try reader.query("SELECT count(*) FROM (SELECT * FROM health.\(view) LIMIT 10) x")
+            }
+            // What it may not do: lock a row of health_store (the person lock) or any view's rows.
+            for sql in ["SAVEPOINT s", "SELECT 1 FROM health_store.persons FOR UPDATE", "ROLLBACK TO s",
+                        "SELECT 1 FROM health.samples FOR SHARE", "ROLLBACK TO s",
+                        "LOCK TABLE health.samples IN SHARE MODE", "ROLLBACK TO s",
+                        "SELECT health_store.lock_person('default')", "ROLLBACK TO s"] {
+                if sql.hasPrefix("SAVEPOINT") || sql.hasPrefix("ROLLBACK") { try reader.query(sql); continue }
+                #expect(throws: PostgresError.self, "\(sql)") { try reader.query(sql) }
+            }
+
+            // Meanwhile the writer changes a sample of the same person and adds new ones.
+            var changed = String(decoding: body, as: UTF8.self)
+            changed = changed.replacingOccurrences(of: "\"value\":42", with: "\"value\":43")
+            let answer = try receiver.post(Array(changed.utf8))
+            #expect(answer.status == 200, "a 503 here means the writer waited out its 1 s lock timeout")
+            #expect(json(answer)["replaced"] as? Int == 1)
+            try reader.query("ROLLBACK")
+        }
+    }
+
     @Test("a logged field with control characters stays on one line, escaped: a request path cannot forge a log line")
     func logLineEscapes() {
         let line = Log.line("http.request", ["method": "POST", "path": "/x\nlevel=error forged=1", "status": 200,
