@@ -5,6 +5,7 @@ struct StrideeFieldReader {
     /// The bound on any number the warehouse stores (it may be summed).
     static let numberBound = 1e15
 
+    /// The whole body the nodes point into.
     let b: UnsafeBufferPointer<UInt8>
 
     /// The text of a node as written, shortened and escaped for a message.

@@ -1,7 +1,8 @@
 /// Decodes one `healthkit.wellness.v1` body (seed "`healthkit.wellness.v1` — a batch of
 /// summaries", CONTRACT §4 "Wellness"): every item checked, one bad item refuses the body.
 ///
-/// Items are parsed one at a time on a reused tape; each keeps its exact bytes as `json`.
+/// Items are parsed one at a time on a reused tape; each keeps its exact bytes as `json`. Where
+/// a top-level key repeats, the last occurrence counts (each is still checked).
 struct StrideeWellnessDecoder {
     /// The body's keys.
     private enum BodyKey: Int, CaseIterable {
@@ -56,12 +57,14 @@ struct StrideeWellnessDecoder {
     private var slots = [Int](repeating: -1, count: Field.allCases.count)
     private var entrySlots = [Int](repeating: -1, count: 3)
 
+    /// A decoder over one body's bytes.
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         b = bytes
         reader = StrideeFieldReader(b: bytes)
         tape.reserveCapacity(256)
     }
 
+    /// The items in body order, or the first problem met (`.tooManyItems` before any other).
     mutating func decode() throws(StrideePayloadError) -> [WellnessItem] {
         var cursor = try StrideeDecoder.enterRootObject(b)
         var items: [WellnessItem]?

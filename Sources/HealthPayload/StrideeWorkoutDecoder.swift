@@ -2,7 +2,8 @@
 ///
 /// Walks the top-level object member by member: header members are checked and copied into
 /// `headerJSON`; the four streams and the route are read element by element straight into
-/// columns. Where a key repeats, the last occurrence counts, as PostgreSQL's jsonb keeps it.
+/// columns. Where a key repeats, the last occurrence counts, as PostgreSQL's jsonb keeps it
+/// (each occurrence is still checked).
 struct StrideeWorkoutDecoder {
     /// The top-level keys the format defines.
     private enum Key: Int, CaseIterable {
@@ -30,12 +31,14 @@ struct StrideeWorkoutDecoder {
     private var tape: [JSONNode] = []
     private var slots: [Int] = Array(repeating: -1, count: PointKey.allCases.count)
 
+    /// A decoder over one body's bytes.
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         b = bytes
         reader = StrideeFieldReader(b: bytes)
         tape.reserveCapacity(64)
     }
 
+    /// The workout, or the first problem met in body order.
     mutating func decode() throws(StrideePayloadError) -> StrideeWorkout {
         var cursor = try StrideeDecoder.enterRootObject(b)
         var uuid: String?

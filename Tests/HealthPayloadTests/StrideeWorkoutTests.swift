@@ -276,7 +276,10 @@ struct StrideeWorkoutTests {
                         "123456789012345.678", "900719925474099.37", "4.9406564584124654e-300", "2.2250738585072014e-299",
                         "1e-22", "1e-23", "1e15", "9.999999999999999e14", "999999999999999.9", "12345.6789e-3", "5E+2", "0.000000000000000000000000001", "99999999999999999999e-10"]
         var generator = SeededGenerator(seed: 11)
-        let random = (0..<200).map { _ in String(Double.random(in: -1e6...1e6, using: &generator)) }
+        // Printed in full, as JSONEncoder prints them: 15 to 17 significant digits, all magnitudes in the bound.
+        let random = (0..<3000).map { k in
+            String(Double.random(in: -1e6...1e6, using: &generator) * pow(10, Double(k % 29 - 20)))
+        }
         for literal in literals + random {
             let w = try workout(StrideeBody.workout(["totalEnergyKcal": literal]))
             #expect(w.totalEnergyKcal?.bitPattern == Double(literal)?.bitPattern, "\(literal)")
