@@ -5,10 +5,11 @@ import HealthPayload
 /// a decoder only ever answers `.probe`, batches, or a `PayloadError`; a batch's `samplesJSON`
 /// parses (Foundation, independently) into exactly `validSampleCount` objects with no NUL and no
 /// non-finite number; quarantined raws hold no NUL; the envelope's `jsonText` is a nine-key object.
-/// The Stridee decoders: see `checkStrideeWorkout` and `checkStrideeWellness`.
-func checkOneInput(_ bytes: [UInt8]) {
-    checkStrideeWorkout(bytes)
-    checkStrideeWellness(bytes)
+/// The Stridee decoders: see `checkStrideeWorkout` and `checkStrideeWellness`. Returns which of
+/// them accepted the input, for the replayer's tally.
+@discardableResult
+func checkOneInput(_ bytes: [UInt8]) -> (workout: Bool, wellness: Bool) {
+    let accepted = (workout: checkStrideeWorkout(bytes), wellness: checkStrideeWellness(bytes))
     for format in [PayloadFormat.json, .csv] {
         let decoded: DecodedBody
         do {
@@ -37,20 +38,23 @@ func checkOneInput(_ bytes: [UInt8]) {
             if envelope?.count != 9 { fatalError("\(format): envelope jsonText is not a nine-key object") }
         }
     }
+    return accepted
 }
 
 /// A `healthkit.v1` decode answers a workout or a short `StrideePayloadError` that is not
 /// `.tooManyItems`; a workout has an upper-case UUID, end not before start, duration and every
 /// number finite with |x| ≤ 1e15, columns of one length sorted by time, lat/lon in range, and a
 /// `headerJSON` that parses into an object without the five arrays, with no NUL or non-finite number.
-func checkStrideeWorkout(_ bytes: [UInt8]) {
+/// Returns whether the workout was accepted.
+@discardableResult
+func checkStrideeWorkout(_ bytes: [UInt8]) -> Bool {
     let w: StrideeWorkout
     do {
         w = try StrideeDecoder.decodeWorkout(bytes)
     } catch {
         checkStrideeError(error, "workout")
         if error.reason == .tooManyItems { fatalError("workout: refused for too many items") }
-        return
+        return false
     }
     func bounded(_ values: [Double]) -> Bool { values.allSatisfy { $0.isFinite && $0.magnitude <= 1e15 } }
     func sorted(_ times: [Int64]) -> Bool { zip(times, times.dropFirst()).allSatisfy { $0 <= $1 } }
@@ -72,18 +76,21 @@ func checkStrideeWorkout(_ bytes: [UInt8]) {
     guard let header = try? JSONSerialization.jsonObject(with: Data(w.headerJSON.utf8)) as? [String: Any], isPostgresSafe(header),
           Set(header.keys).isDisjoint(with: ["heartRate", "runningPower", "cyclingPower", "cyclingCadence", "route"])
     else { fatalError("workout: headerJSON \(w.headerJSON.prefix(200))") }
+    return true
 }
 
 /// A `healthkit.wellness.v1` decode answers at most 2,000 items or a short `StrideePayloadError`;
 /// each item's `json` parses into an object of the item's kind with no NUL or non-finite number,
 /// its end is not before its start and its offset within ±18 h.
-func checkStrideeWellness(_ bytes: [UInt8]) {
+/// Returns whether the body was accepted.
+@discardableResult
+func checkStrideeWellness(_ bytes: [UInt8]) -> Bool {
     let items: [WellnessItem]
     do {
         items = try StrideeDecoder.decodeWellness(bytes)
     } catch {
         checkStrideeError(error, "wellness")
-        return
+        return false
     }
     if items.count > StrideeDecoder.maxWellnessItems { fatalError("wellness: \(items.count) items") }
     for item in items {
@@ -93,6 +100,7 @@ func checkStrideeWellness(_ bytes: [UInt8]) {
         if let end = item.end, end.microsecondsSinceEpoch < item.start.microsecondsSinceEpoch { fatalError("wellness: ends before it starts") }
         if let offset = item.tzOffsetSeconds, abs(offset) > 64_800 { fatalError("wellness: offset \(offset)") }
     }
+    return true
 }
 
 /// A refusal's description is short and not empty; its path is part of it.
@@ -149,6 +157,8 @@ struct PayloadFuzzer {
             exit(64)
         }
         var count = 0
+        var workouts = 0
+        var wellnessBodies = 0
         for path in paths {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -159,11 +169,13 @@ struct PayloadFuzzer {
                 ? try FileManager.default.contentsOfDirectory(atPath: path).sorted().map { path + "/" + $0 }
                 : [path]
             for file in files {
-                checkOneInput(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+                let accepted = checkOneInput(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
                 count += 1
+                if accepted.workout { workouts += 1 }
+                if accepted.wellness { wellnessBodies += 1 }
             }
         }
-        print("checked \(count) inputs: all invariants hold")
+        print("checked \(count) inputs: all invariants hold (\(workouts) accepted as healthkit.v1, \(wellnessBodies) as healthkit.wellness.v1)")
     }
 }
 #endif
