@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the HealthPayload libFuzzer harness (Sources/PayloadFuzzer) with AddressSanitizer and
-# runs it for a bounded number of inputs, seeded from the test fixtures.
+# runs it for a bounded number of inputs, seeded from the test fixtures. Every input goes through
+# the healthd JSON and CSV decoders and the Stridee workout and wellness decoders.
 #
 #   scripts/fuzz-payload.sh                  # 200000 runs
 #   RUNS=1000000 scripts/fuzz-payload.sh     # more
@@ -78,6 +79,39 @@ cat >"$DICT" <<'TOKENS'
 "schemaVersion,exportId,generatedAt,batchSequence,isFinalBatch,windowStart,windowEnd,uuid"
 "uuid,uuid"
 "\"\""
+"\"format\":\"healthkit.v1\","
+"\"format\":\"healthkit.wellness.v1\","
+"\"uuid\":\"5D1E8C1A-2F7B-4E0C-9A43-71C6B0F8D2E4\","
+"\"serverType\":\"RUNNING\","
+"\"startDate\":"
+"\"endDate\":"
+"\"duration\":"
+"\"heartRate\":["
+"\"route\":["
+"\"t\":\"2026-10-01T06:02:12Z\","
+"\"lat\":"
+"\"lon\":"
+"\"altitude\":null,"
+"\"v\":"
+"\"items\":["
+"\"kind\":\"daily\""
+"\"kind\":\"sleep\""
+"\"kind\":\"pulse_ox\""
+"\"kind\":\"stress\""
+"\"calendarDate\":\"2026-10-01\","
+"\"startTime\":"
+"\"endTime\":"
+"\"tzOffsetSeconds\":"
+"\"final\":false"
+"\"stages\":[{\"stage\":\"core\",\"start\":"
+"\"samples\":[{\"t\":"
+"2026-10-01T08:02:11.123456789+0200"
+"-05:30"
+"95.2"
+"-180.5"
+"1e15"
+"1e16"
+"64801"
 TOKENS
 
 # The first corpus folder collects new inputs; the fixtures are read-only seeds.

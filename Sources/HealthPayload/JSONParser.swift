@@ -315,3 +315,20 @@ func memoryEquals(_ a: UnsafeBufferPointer<UInt8>, _ aStart: Int, _ b: UnsafeBuf
     }
     return true
 }
+
+extension JSONParser {
+    /// Parses the one JSON value that starts exactly at `offset`, nested `depth` containers deep,
+    /// into `tape` (cleared first, its storage reused); returns the offset just past the value.
+    ///
+    /// For walking a large document a piece at a time (the Stridee decoders), so a 30 MiB body
+    /// never needs a tape of its own: the same strictness and depth limit as `parse`.
+    static func parseValue(_ bytes: UnsafeBufferPointer<UInt8>, at offset: Int, end: Int, depth: Int,
+                           into tape: inout [JSONNode]) throws(PayloadError) -> Int {
+        var parser = JSONParser(b: bytes, end: end, i: offset, nodes: [])
+        swap(&parser.nodes, &tape)
+        parser.nodes.removeAll(keepingCapacity: true)
+        defer { swap(&parser.nodes, &tape) }
+        try parser.parseValue(depth: depth)
+        return parser.i
+    }
+}

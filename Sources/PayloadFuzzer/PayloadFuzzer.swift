@@ -1,11 +1,15 @@
 import Foundation
 import HealthPayload
 
-/// Runs one input through both decoders and stops the process if any promise is broken:
+/// Runs one input through the four decoders and stops the process if any promise is broken:
 /// a decoder only ever answers `.probe`, batches, or a `PayloadError`; a batch's `samplesJSON`
 /// parses (Foundation, independently) into exactly `validSampleCount` objects with no NUL and no
 /// non-finite number; quarantined raws hold no NUL; the envelope's `jsonText` is a nine-key object.
-func checkOneInput(_ bytes: [UInt8]) {
+/// The Stridee decoders: see `checkStrideeWorkout` and `checkStrideeWellness`. Returns which of
+/// them accepted the input, for the replayer's tally.
+@discardableResult
+func checkOneInput(_ bytes: [UInt8]) -> (workout: Bool, wellness: Bool) {
+    let accepted = (workout: checkStrideeWorkout(bytes), wellness: checkStrideeWellness(bytes))
     for format in [PayloadFormat.json, .csv] {
         let decoded: DecodedBody
         do {
@@ -34,6 +38,76 @@ func checkOneInput(_ bytes: [UInt8]) {
             if envelope?.count != 9 { fatalError("\(format): envelope jsonText is not a nine-key object") }
         }
     }
+    return accepted
+}
+
+/// A `healthkit.v1` decode answers a workout or a short `StrideePayloadError` that is not
+/// `.tooManyItems`; a workout has an upper-case UUID, end not before start, duration and every
+/// number finite with |x| ≤ 1e15, columns of one length sorted by time, lat/lon in range, and a
+/// `headerJSON` that parses into an object without the five arrays, with no NUL or non-finite number.
+/// Returns whether the workout was accepted.
+@discardableResult
+func checkStrideeWorkout(_ bytes: [UInt8]) -> Bool {
+    let w: StrideeWorkout
+    do {
+        w = try StrideeDecoder.decodeWorkout(bytes)
+    } catch {
+        checkStrideeError(error, "workout")
+        if error.reason == .tooManyItems { fatalError("workout: refused for too many items") }
+        return false
+    }
+    func bounded(_ values: [Double]) -> Bool { values.allSatisfy { $0.isFinite && $0.magnitude <= 1e15 } }
+    func sorted(_ times: [Int64]) -> Bool { zip(times, times.dropFirst()).allSatisfy { $0 <= $1 } }
+    if w.uuid != w.uuid.uppercased() || w.uuid.utf8.count != 36 { fatalError("workout: uuid \(w.uuid)") }
+    if w.endDate.microsecondsSinceEpoch < w.startDate.microsecondsSinceEpoch { fatalError("workout: ends before it starts") }
+    if !(w.duration >= 0 && w.duration <= 1e15) || !bounded([w.totalDistanceMeters, w.totalEnergyKcal].compactMap { $0 }) {
+        fatalError("workout: header number out of bounds")
+    }
+    for stream in [w.heartRate, w.runningPower, w.cyclingPower, w.cyclingCadence] {
+        if stream.times.count != stream.values.count || !sorted(stream.times) || !bounded(stream.values) { fatalError("workout: bad stream") }
+    }
+    let r = w.route
+    let optionals = [r.altitudes, r.speeds, r.courses, r.horizontalAccuracies, r.verticalAccuracies]
+    if ([r.latitudes.count, r.longitudes.count] + optionals.map(\.count)).contains(where: { $0 != r.count }) { fatalError("workout: route columns differ") }
+    if !sorted(r.times) || !r.latitudes.allSatisfy({ abs($0) <= 90 }) || !r.longitudes.allSatisfy({ abs($0) <= 180 })
+        || !optionals.allSatisfy({ bounded($0.compactMap { $0 }) }) {
+        fatalError("workout: bad route")
+    }
+    guard let header = try? JSONSerialization.jsonObject(with: Data(w.headerJSON.utf8)) as? [String: Any], isPostgresSafe(header),
+          Set(header.keys).isDisjoint(with: ["heartRate", "runningPower", "cyclingPower", "cyclingCadence", "route"])
+    else { fatalError("workout: headerJSON \(w.headerJSON.prefix(200))") }
+    return true
+}
+
+/// A `healthkit.wellness.v1` decode answers at most 2,000 items or a short `StrideePayloadError`;
+/// each item's `json` parses into an object of the item's kind with no NUL or non-finite number,
+/// its end is not before its start and its offset within ±18 h.
+/// Returns whether the body was accepted.
+@discardableResult
+func checkStrideeWellness(_ bytes: [UInt8]) -> Bool {
+    let items: [WellnessItem]
+    do {
+        items = try StrideeDecoder.decodeWellness(bytes)
+    } catch {
+        checkStrideeError(error, "wellness")
+        return false
+    }
+    if items.count > StrideeDecoder.maxWellnessItems { fatalError("wellness: \(items.count) items") }
+    for item in items {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(item.json.utf8)) as? [String: Any], isPostgresSafe(object),
+              object["kind"] as? String == item.kind.rawValue
+        else { fatalError("wellness: item json \(item.json.prefix(200))") }
+        if let end = item.end, end.microsecondsSinceEpoch < item.start.microsecondsSinceEpoch { fatalError("wellness: ends before it starts") }
+        if let offset = item.tzOffsetSeconds, abs(offset) > 64_800 { fatalError("wellness: offset \(offset)") }
+    }
+    return true
+}
+
+/// A refusal's description is short and not empty; its path is part of it.
+func checkStrideeError(_ error: StrideePayloadError, _ decoder: String) {
+    let text = error.description
+    if text.isEmpty || text.count > 400 { fatalError("\(decoder): error message of \(text.count) characters") }
+    if !text.hasPrefix(error.path) { fatalError("\(decoder): description does not start with its path") }
 }
 
 /// No NUL in any string or key and every number finite, recursively.
@@ -83,6 +157,8 @@ struct PayloadFuzzer {
             exit(64)
         }
         var count = 0
+        var workouts = 0
+        var wellnessBodies = 0
         for path in paths {
             var isFolder: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -93,11 +169,13 @@ struct PayloadFuzzer {
                 ? try FileManager.default.contentsOfDirectory(atPath: path).sorted().map { path + "/" + $0 }
                 : [path]
             for file in files {
-                checkOneInput(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
+                let accepted = checkOneInput(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
                 count += 1
+                if accepted.workout { workouts += 1 }
+                if accepted.wellness { wellnessBodies += 1 }
             }
         }
-        print("checked \(count) inputs: all invariants hold")
+        print("checked \(count) inputs: all invariants hold (\(workouts) accepted as healthkit.v1, \(wellnessBodies) as healthkit.wellness.v1)")
     }
 }
 #endif
