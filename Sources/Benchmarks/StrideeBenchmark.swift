@@ -1,7 +1,7 @@
+import DemoData
 import Foundation
 import HealthPayload
 import Postgres
-import TestSupport
 import Warehouse
 
 /// The stridee section: decoding Stridee bodies in memory (no HTTP, no database), next to

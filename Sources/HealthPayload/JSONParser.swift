@@ -303,6 +303,19 @@ extension JSONParser {
         }
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// True when the string node's decoded text equals `text`'s UTF-8 bytes (the Stridee
+    /// decoders compare a `format` or a kind without building a String).
+    static func stringEquals(_ b: UnsafeBufferPointer<UInt8>, _ node: JSONNode, _ text: [UInt8]) -> Bool {
+        if node.stringFlags.contains(.escaped) {
+            return Array(decodeString(b, node).utf8) == text
+        }
+        let range = node.contentRange
+        guard range.count == text.count else { return false }
+        return text.withUnsafeBufferPointer { t in
+            memoryEquals(b, range.lowerBound, t, 0, text.count)
+        }
+    }
 }
 
 /// Byte equality of two buffer regions.

@@ -13,7 +13,7 @@ public enum StrideeBodies {
     /// `powerEvery` seconds. Route points are written with `Z`, stream samples with `+02:00`
     /// and milliseconds, numbers as Swift prints a `Double` (up to 17 digits), as JSONEncoder does.
     public static func ride(seconds: Int = 6 * 3600, powerEvery: Int = 0, seed: UInt64 = 42) -> [UInt8] {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         var out: [UInt8] = []
         out.reserveCapacity(seconds * 240 + 1024)
         let startSeconds = rideStartMicros / 1_000_000
@@ -26,7 +26,7 @@ public enum StrideeBodies {
             """.utf8)
         var bpm = 110.0
         for s in 0..<seconds {
-            bpm = min(185, max(90, bpm + Double.random(in: -1.5...1.5, using: &random)))
+            bpm = min(185, max(90, bpm + random.double(-1.5...1.5)))
             if s > 0 { out.append(UInt8(ascii: ",")) }
             out += Array("{\"t\":\"\(stampOffset(startSeconds + Int64(s), millis: s % 1000))\",\"v\":\(bpm.rounded())}".utf8)
         }
@@ -34,14 +34,14 @@ public enum StrideeBodies {
         if powerEvery > 0 {
             for s in stride(from: 0, to: seconds, by: powerEvery) {
                 if s > 0 { out.append(UInt8(ascii: ",")) }
-                out += Array("{\"t\":\"\(stampZ(startSeconds + Int64(s)))\",\"v\":\(Double.random(in: 120...320, using: &random).rounded())}".utf8)
+                out += Array("{\"t\":\"\(stampZ(startSeconds + Int64(s)))\",\"v\":\(random.double(120...320).rounded())}".utf8)
             }
         }
         out += Array("],\"cyclingCadence\":[".utf8)
         if powerEvery > 0 {
             for s in stride(from: 0, to: seconds, by: powerEvery) {
                 if s > 0 { out.append(UInt8(ascii: ",")) }
-                out += Array("{\"t\":\"\(stampZ(startSeconds + Int64(s)))\",\"v\":\(Double.random(in: 70...100, using: &random).rounded())}".utf8)
+                out += Array("{\"t\":\"\(stampZ(startSeconds + Int64(s)))\",\"v\":\(random.double(70...100).rounded())}".utf8)
             }
         }
         out += Array("],\"route\":[".utf8)
@@ -50,17 +50,17 @@ public enum StrideeBodies {
         var altitude = 408.2
         var course = 184.0
         for s in 0..<seconds {
-            let speed = Double.random(in: 5...11, using: &random)
-            course = (course + Double.random(in: -4...4, using: &random) + 360).truncatingRemainder(dividingBy: 360)
+            let speed = random.double(5...11)
+            course = (course + random.double(-4...4) + 360).truncatingRemainder(dividingBy: 360)
             let radians = course * .pi / 180
             lat += speed * cos(radians) / 111_195
             lon += speed * sin(radians) / (111_195 * cos(lat * .pi / 180))
-            altitude += Double.random(in: -0.6...0.6, using: &random)
+            altitude += random.double(-0.6...0.6)
             if s > 0 { out.append(UInt8(ascii: ",")) }
             out += Array("""
                 {"t":"\(stampZ(startSeconds + Int64(s)))","lat":\(lat),"lon":\(lon),"altitude":\(altitude),\
-                "speed":\(speed),"course":\(course),"horizontalAccuracy":\(Double.random(in: 3...8, using: &random)),\
-                "verticalAccuracy":\(Double.random(in: 2...6, using: &random))}
+                "speed":\(speed),"course":\(course),"horizontalAccuracy":\(random.double(3...8)),\
+                "verticalAccuracy":\(random.double(2...6))}
                 """.utf8)
         }
         out += Array("]}".utf8)
@@ -70,7 +70,7 @@ public enum StrideeBodies {
     /// A wellness body of `count` items over consecutive days from 2026-01-01, cycling through
     /// the nine kinds (a day's sleep with five stages, HRV and pulse-ox with 24 samples).
     public static func wellness(count: Int = 2000, seed: UInt64 = 7) -> [UInt8] {
-        var random = SeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         let kinds = ["daily", "sleep", "hrv", "fitness", "respiration", "pulse_ox", "body_composition", "blood_pressure", "skin_temperature"]
         let firstDay: Int64 = 1_767_225_600  // 2026-01-01T00:00:00Z
         var items: [String] = []
@@ -82,12 +82,12 @@ public enum StrideeBodies {
             var item = "{\"kind\":\"\(kind)\",\"calendarDate\":\"\(date)\",\"startTime\":\"\(stampZ(day - 3600))\","
             item += "\"endTime\":\"\(stampZ(day + 82_800))\",\"tzOffsetSeconds\":3600,\"final\":true"
             func samples(_ range: ClosedRange<Double>) -> String {
-                (0..<24).map { h in "{\"t\":\"\(stampZ(day + Int64(h) * 3600))\",\"v\":\(Double.random(in: range, using: &random))}" }
+                (0..<24).map { h in "{\"t\":\"\(stampZ(day + Int64(h) * 3600))\",\"v\":\(random.double(range))}" }
                     .joined(separator: ",")
             }
             switch kind {
             case "daily":
-                item += ",\"steps\":\(Int.random(in: 2000...16000, using: &random)),\"distanceMeters\":\(Double.random(in: 1000...12000, using: &random))"
+                item += ",\"steps\":\(random.int(2000...16000)),\"distanceMeters\":\(random.double(1000...12000))"
                 item += ",\"activeKilocalories\":512.5,\"basalKilocalories\":1650,\"flightsClimbed\":7,\"exerciseMinutes\":34"
                 item += ",\"restingHeartRate\":52,\"avgHeartRate\":71,\"minHeartRate\":48,\"maxHeartRate\":162"
             case "sleep":
@@ -99,10 +99,10 @@ public enum StrideeBodies {
             case "hrv": item += ",\"samples\":[" + samples(20...90) + "]"
             case "respiration": item += ",\"samples\":[" + samples(11...18) + "]"
             case "pulse_ox": item += ",\"samples\":[" + samples(92...100) + "]"
-            case "fitness": item += ",\"vo2Max\":\(Double.random(in: 38...52, using: &random))"
+            case "fitness": item += ",\"vo2Max\":\(random.double(38...52))"
             case "body_composition": item += ",\"weightKg\":72.4,\"bodyFatPercent\":18.2,\"bodyMassIndex\":22.9"
             case "blood_pressure": item += ",\"systolic\":118,\"diastolic\":76"
-            default: item += ",\"celsius\":\(Double.random(in: 33...35, using: &random))"
+            default: item += ",\"celsius\":\(random.double(33...35))"
             }
             items.append(item + "}")
         }
