@@ -23,14 +23,23 @@ public struct DemoGenerator: Sendable {
         /// export every N days covers them (`basis` `window`), in full batches of 1000 samples,
         /// as when a user fills in history by hand (the longest manual range is 30 days).
         public var manualExportDays: Int
+        /// Share of days (0 to 1) whose phone step and distance samples Apple Health later
+        /// coalesces: resent `coalesceDelayDays` later as a few combined samples with new
+        /// uuids (only days whose resend falls inside the simulated range). 0: none.
+        public var coalescedShare: Double
+        /// How many days after a coalesced day its combined samples arrive.
+        public var coalesceDelayDays: Int
 
         /// Options for `days` days from `start`.
-        public init(start: CivilDate, days: Int, format: PayloadFormat = .json, seed: UInt64 = 1, manualExportDays: Int = 0) {
+        public init(start: CivilDate, days: Int, format: PayloadFormat = .json, seed: UInt64 = 1, manualExportDays: Int = 0,
+                    coalescedShare: Double = 0, coalesceDelayDays: Int = 14) {
             self.start = start
             self.days = days
             self.format = format
             self.seed = seed
             self.manualExportDays = manualExportDays
+            self.coalescedShare = coalescedShare
+            self.coalesceDelayDays = coalesceDelayDays
         }
     }
 
@@ -59,6 +68,8 @@ public struct DemoGenerator: Sendable {
         public var runs = 0
         /// Samples sent a second time because a manual export covered them too.
         public var resent = 0
+        /// Combined samples sent for coalesced days (`Options.coalescedShare`).
+        public var combined = 0
         /// Bytes of all bodies.
         public var bytes = 0
     }
@@ -77,6 +88,7 @@ public struct DemoGenerator: Sendable {
     @discardableResult
     public func generate(_ emit: (Body) throws -> Void) rethrows -> Summary {
         var simulator = DemoSimulator(seed: options.seed)
+        var coalescer = makeCoalescer()
         var summary = Summary()
         var pending: [DemoSample] = []
         var recent: [DemoSample] = []
@@ -127,6 +139,10 @@ public struct DemoGenerator: Sendable {
             let date = options.start.adding(days: dayNumber)
             let made = simulator.samples(for: date)
             pending.append(contentsOf: made)
+            // Combined samples wait in `pending` until they are written, days later.
+            let combined = coalesced(&coalescer, made, dayNumber: dayNumber, simulator: simulator)
+            pending.append(contentsOf: combined)
+            summary.combined += combined.count
             // A manual export looks back three hours; keep a little more than a day of samples for it.
             let horizon = CentralEuropeanTime.instant(date, minutes: -1440)
             recent.removeAll { $0.start < horizon }
@@ -169,13 +185,31 @@ public struct DemoGenerator: Sendable {
 
     /// Every sample of the simulated days, day by day in the order made, as the phone would
     /// hold them before any export run (for benchmarks that cut batches of their own).
+    /// A coalesced day's combined samples follow the samples of the day they are written.
     public func samples() -> [DemoSample] {
         var simulator = DemoSimulator(seed: options.seed)
+        var coalescer = makeCoalescer()
+        var later: [Int: [DemoSample]] = [:]
         var out: [DemoSample] = []
         for dayNumber in 0..<options.days {
-            out.append(contentsOf: simulator.samples(for: options.start.adding(days: dayNumber)))
+            let made = simulator.samples(for: options.start.adding(days: dayNumber))
+            out.append(contentsOf: made)
+            later[dayNumber + options.coalesceDelayDays, default: []]
+                .append(contentsOf: coalesced(&coalescer, made, dayNumber: dayNumber, simulator: simulator))
+            out.append(contentsOf: later.removeValue(forKey: dayNumber) ?? [])
         }
         return out
+    }
+
+    func makeCoalescer() -> DemoCoalescer {
+        DemoCoalescer(seed: options.seed, share: options.coalescedShare, delayDays: options.coalesceDelayDays)
+    }
+
+    /// The combined samples of one simulated day, when their resend still falls in the range.
+    func coalesced(_ coalescer: inout DemoCoalescer, _ made: [DemoSample], dayNumber: Int,
+                   simulator: DemoSimulator) -> [DemoSample] {
+        guard dayNumber + options.coalesceDelayDays < options.days else { return [] }
+        return coalescer.combined(made, on: options.start.adding(days: dayNumber), source: simulator.phone)
     }
 
     /// Every body in memory (for tests and small demos).

@@ -8,7 +8,7 @@ struct GenerateCommand: Command {
     static let summary = "write realistic demo bodies (JSON or CSV)"
     static let help = """
         usage: health-warehouse generate --days N [--start YYYY-MM-DD] [--format json|csv]
-                                         [--out DIR] [--seed S]
+                                         [--out DIR] [--seed S] [--coalesce PERCENT]
 
         Writes realistic healthd v1 bodies, one file per body, for trying the views, Grafana
         and `ingest`: an iPhone and an Apple Watch writing overlapping steps, distance and
@@ -29,6 +29,10 @@ struct GenerateCommand: Command {
           --out DIR         folder to write into, created if missing (default ./backlog);
                             files of the same names are replaced, others left alone
           --seed S          a whole number from 0 to 18446744073709551615 (default 1)
+          --coalesce P      coalesce P percent of the days (0 to 100, default 0) as Apple
+                            Health does with older history: 14 days later the phone's step
+                            and distance samples of such a day arrive again as a few
+                            combined samples with new uuids (docs/views.md, "Coalescing")
 
         Prints what it wrote on stderr.
         """
@@ -38,10 +42,11 @@ struct GenerateCommand: Command {
     var format: PayloadFormat
     var out: String
     var seed: UInt64
+    var coalescePercent: Int
 
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: [],
-                                         options: ["days", "start", "format", "out", "seed"])
+                                         options: ["days", "start", "format", "out", "seed", "coalesce"])
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "generate takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
         }
@@ -70,6 +75,7 @@ struct GenerateCommand: Command {
             throw UsageError(message: "--seed must be a whole number from 0 to \(UInt64.max), got \"\(seedText)\"", command: Self.name)
         }
         self.seed = seed
+        coalescePercent = try parsed.integer("coalesce", default: 0, range: 0...100, command: Self.name)
     }
 
     func run() throws -> Int32 {
@@ -79,7 +85,8 @@ struct GenerateCommand: Command {
         } catch {
             throw CommandFailure(message: "cannot create \(out): \(error.localizedDescription)", hint: "choose another folder with --out DIR")
         }
-        let generator = DemoGenerator(DemoGenerator.Options(start: start, days: days, format: format, seed: seed))
+        let generator = DemoGenerator(DemoGenerator.Options(start: start, days: days, format: format, seed: seed,
+                                                                 coalescedShare: Double(coalescePercent) / 100))
         let summary = try generator.generate { body in
             let path = folder.appendingPathComponent(body.fileName).path
             guard FileManager.default.createFile(atPath: path, contents: Data(body.bytes)) else {
@@ -89,7 +96,7 @@ struct GenerateCommand: Command {
         }
         let last = start.adding(days: days - 1)
         printError("wrote \(summary.bodies) \(format.rawValue) files, \(summary.samples) samples (\(summary.runs) export runs, "
-            + "\(summary.resent) samples resent by manual exports), days \(start) to \(last), seed \(seed), into \(out)")
+            + "\(summary.resent) samples resent by manual exports, \(summary.combined) combined samples of coalesced days), days \(start) to \(last), seed \(seed), into \(out)")
         return 0
     }
 }

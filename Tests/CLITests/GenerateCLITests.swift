@@ -55,6 +55,7 @@ struct GenerateCLITests {
         ["generate"], ["generate", "--days", "0"], ["generate", "--days", "-1"], ["generate", "--days", "abc"],
         ["generate", "--days", "3651"], ["generate", "--days", "3", "--start", "2026-02-30"], ["generate", "--days", "3", "--start", "yesterday"],
         ["generate", "--days", "3", "--format", "xml"], ["generate", "--days", "3", "--seed", "-1"], ["generate", "--days", "3", "extra"],
+        ["generate", "--days", "3", "--coalesce", "101"], ["generate", "--days", "3", "--coalesce", "5%"],
     ])
     func badFlags(arguments: [String]) throws {
         let out = try CLIProcess.run(arguments, directory: "/tmp")
