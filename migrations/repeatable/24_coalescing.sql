@@ -28,6 +28,18 @@ RETURN parts >= 2 AND value IS NOT NULL AND parts_total IS NOT NULL
 COMMENT ON FUNCTION health_store.parts_add_up(double precision, bigint, numeric) IS
   'The coalescing rule: two or more parts whose exact sum equals the covering sample''s value to 1e-9 of it.';
 
+-- The UTC date of an instant. A sample of rule total belongs to the local date of its start,
+-- in a zone or offset between UTC−12 and UTC+14, so its day is within one of this: every scan
+-- by time below also bounds the day, which makes the (person, type, day, source) index as good
+-- a path as the one by start. (Without that bound a planner with no statistics yet — a first
+-- import, a fresh database — took the day index for the whole key: 50× slower.)
+CREATE OR REPLACE FUNCTION health_store.utc_date(t timestamptz) RETURNS date
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN (t AT TIME ZONE 'UTC')::date;
+
+COMMENT ON FUNCTION health_store.utc_date(timestamptz) IS
+  'The UTC calendar date of an instant; a sample''s local day is within one day of it.';
+
 -- Samples of the given keys near the given ranges (type, source, lo, hi: parallel arrays) that
 -- cover at least one other sample of their key, or are listed in coverings, with what they
 -- cover: the count and exact sum of the samples of their key inside their span. With
@@ -55,12 +67,14 @@ BEGIN ATOMIC
       SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
       WHERE s.person = p_person AND s.type = r.type AND s.source = r.source
         AND s.start_at >= r.lo - interval '1 hour' AND s.start_at <= r.hi
+        AND s.day BETWEEN health_store.utc_date(r.lo - interval '1 hour') - 1 AND health_store.utc_date(r.hi) + 1
       UNION ALL
       -- …and the long samples that started earlier and reach into it.
       SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
       WHERE s.person = p_person AND s.type = r.type AND s.source = r.source
         AND s.end_at - s.start_at > interval '1 hour'
         AND s.start_at >= r.lo - r.longest AND s.start_at < r.lo - interval '1 hour' AND s.end_at >= r.lo
+        AND s.day BETWEEN health_store.utc_date(r.lo - r.longest) - 1 AND health_store.utc_date(r.lo) + 1
     ) s
     ORDER BY s.uuid
   ),
@@ -96,6 +110,7 @@ BEGIN ATOMIC
       FROM health_store.samples q
       WHERE q.person = p_person AND q.type = k.type AND q.source = k.source
         AND q.start_at >= k.start_at AND q.start_at <= k.end_at AND q.end_at <= k.end_at
+        AND q.day BETWEEN health_store.utc_date(k.start_at) - 1 AND health_store.utc_date(k.end_at) + 1
     ) p
   )
   -- The parts of a candidate: what lies inside its span but itself.
@@ -244,6 +259,7 @@ COMMENT ON FUNCTION health_store.rebuild_coverings(text) IS
   'Recomputes a person''s coverings, samples.coalesced flags and long_spans from the samples alone. Caller holds the person lock and rebuilds the rollups after.';
 
 REVOKE EXECUTE ON FUNCTION
+  health_store.utc_date(timestamptz),
   health_store.coverings_near(text, text[], text[], timestamptz[], timestamptz[]),
   health_store.refresh_coverings(text, text[], text[], timestamptz[], timestamptz[]),
   health_store.calc_coverings(text),
