@@ -40,49 +40,73 @@ RETURN (t AT TIME ZONE 'UTC')::date;
 COMMENT ON FUNCTION health_store.utc_date(timestamptz) IS
   'The UTC calendar date of an instant; a sample''s local day is within one day of it.';
 
--- Samples of the given keys near the given ranges (type, source, lo, hi: parallel arrays) that
--- cover at least one other sample of their key, or are listed in coverings, with what they
--- cover: the count and exact sum of the samples of their key inside their span. With
--- ranges from -infinity to infinity it is every such sample of the keys.
+-- Samples of the given keys near the given ranges (type, source, lo, hi: parallel arrays, in
+-- any number and overlapping as they like) that cover at least one other sample of their key,
+-- or are listed in coverings, with what they cover: the count and exact sum of the samples of
+-- their key inside their span. With ranges from -infinity to infinity it is every such
+-- sample of the keys.
 --
--- A sample at most an hour long covers another exactly when some sample starting in the hour
--- from its own start (itself excluded) ends no later than it does: the window below. Longer
--- samples are few and always looked at.
+-- The ranges of a key are first merged into islands (a range starting over an hour after the
+-- previous ones ended starts a new one), so a batch spread over a month reads its own samples,
+-- not the month, and no sample is read twice. An island reads what starts in it or in the
+-- hour before it, and the rare samples over an hour long (samples_person_long_spans, bounded
+-- by long_spans) that started earlier — after the previous island — and reach into it.
+--
+-- S covers some T when T starts no earlier and ends no later. In the order (start, end
+-- descending, uuid) every such T comes after S, except one with S's very span, which is then
+-- right before it: so one running minimum of the ends after each sample and one look at its
+-- neighbour decide it, in a single pass.
 CREATE OR REPLACE FUNCTION health_store.coverings_near(p_person text, p_types text[], p_sources text[],
                                                        p_lo timestamptz[], p_hi timestamptz[])
 RETURNS TABLE (uuid uuid, type text, source text, start_at timestamptz, end_at timestamptz,
                value double precision, parts bigint, parts_total numeric)
 LANGUAGE sql STABLE
 BEGIN ATOMIC
-  WITH ranges AS (
-    SELECT DISTINCT u.type, u.source, u.lo, u.hi, coalesce(l.longest, interval '0') AS longest
+  WITH spans AS (
+    SELECT u.type, u.source, u.lo, u.hi,
+           max(u.hi) OVER (PARTITION BY u.type, u.source ORDER BY u.lo, u.hi
+                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
     FROM unnest(p_types, p_sources, p_lo, p_hi) AS u(type, source, lo, hi)
-    LEFT JOIN health_store.long_spans l ON l.person = p_person AND l.type = u.type AND l.source = u.source
+  ),
+  marked AS (
+    SELECT s.*, count(*) FILTER (WHERE s.reach IS NULL OR s.lo > s.reach + interval '1 hour')
+                  OVER (PARTITION BY s.type, s.source ORDER BY s.lo, s.hi) AS island
+    FROM spans s
+  ),
+  islands AS (
+    SELECT m.type, m.source, min(m.lo) AS lo, max(m.hi) AS hi FROM marked m GROUP BY m.type, m.source, m.island
+  ),
+  ranges AS (
+    SELECT i.type, i.source, i.lo, i.hi, coalesce(l.longest, interval '0') AS longest,
+           coalesce(lag(i.hi) OVER (PARTITION BY i.type, i.source ORDER BY i.lo), '-infinity') AS previous_hi
+    FROM islands i
+    LEFT JOIN health_store.long_spans l ON l.person = p_person AND l.type = i.type AND l.source = i.source
   ),
   near AS (
-    SELECT DISTINCT ON (s.uuid) r.type, r.source, s.uuid, s.start_at, s.end_at, s.value
+    SELECT r.type, r.source, s.uuid, s.start_at, s.end_at, s.value
     FROM ranges r
     CROSS JOIN LATERAL (
-      -- Everything starting in the range or the hour before it…
+      -- Everything starting in the island or the hour before it…
       SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
       WHERE s.person = p_person AND s.type = r.type AND s.source = r.source
         AND s.start_at >= r.lo - interval '1 hour' AND s.start_at <= r.hi
         AND s.day BETWEEN health_store.utc_date(r.lo - interval '1 hour') - 1 AND health_store.utc_date(r.hi) + 1
       UNION ALL
-      -- …and the long samples that started earlier and reach into it.
+      -- …and the long samples that started earlier (after the previous island) and reach into it.
       SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
       WHERE s.person = p_person AND s.type = r.type AND s.source = r.source
         AND s.end_at - s.start_at > interval '1 hour'
-        AND s.start_at >= r.lo - r.longest AND s.start_at < r.lo - interval '1 hour' AND s.end_at >= r.lo
+        AND s.start_at >= r.lo - r.longest AND s.start_at < r.lo - interval '1 hour' AND s.start_at > r.previous_hi
+        AND s.end_at >= r.lo
         AND s.day BETWEEN health_store.utc_date(r.lo - r.longest) - 1 AND health_store.utc_date(r.lo) + 1
     ) s
-    ORDER BY s.uuid
   ),
   windowed AS (
-    SELECT n.*, min(n.end_at) OVER (PARTITION BY n.type, n.source ORDER BY n.start_at
-                                    RANGE BETWEEN CURRENT ROW AND interval '1 hour' FOLLOWING
-                                    EXCLUDE CURRENT ROW) AS first_end_within
+    SELECT n.*, min(n.end_at) OVER later AS first_end_after,
+           lead(n.start_at) OVER later AS before_start, lead(n.end_at) OVER later AS before_end
     FROM near n
+    WINDOW later AS (PARTITION BY n.type, n.source ORDER BY n.start_at DESC, n.end_at, n.uuid DESC
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
   ),
   candidates AS (
     -- A sample with no duration combines nothing: never a candidate (so a flood of samples
@@ -90,7 +114,8 @@ BEGIN ATOMIC
     SELECT w.uuid, w.type, w.source, w.start_at, w.end_at, w.value
     FROM windowed w
     WHERE w.end_at > w.start_at
-      AND (w.end_at - w.start_at > interval '1 hour' OR w.first_end_within <= w.end_at)
+      AND (w.end_at - w.start_at > interval '1 hour' OR w.first_end_after <= w.end_at
+           OR (w.before_start = w.start_at AND w.before_end = w.end_at))
     UNION
     -- A sample that covered two or more before this batch may cover none now (its key and
     -- span as they are now: the sample itself may have been replaced).
@@ -135,50 +160,24 @@ SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
-DECLARE
-  v_types   text[];
-  v_sources text[];
-  v_lo      timestamptz[];
-  v_hi      timestamptz[];
 BEGIN
   IF coalesce(cardinality(p_types), 0) = 0 THEN
     RETURN;
   END IF;
 
-  -- The written spans as islands per key: a span starting over an hour after the previous
-  -- ones ended starts a new island, so a batch spread over a month reads its own samples, not
-  -- the month.
-  WITH spans AS (
-    SELECT u.type, u.source, u.s, u.e,
-           max(u.e) OVER (PARTITION BY u.type, u.source ORDER BY u.s, u.e
-                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
-    FROM unnest(p_types, p_sources, p_starts, p_ends) AS u(type, source, s, e)
-  ),
-  marked AS (
-    SELECT s.*, count(*) FILTER (WHERE s.reach IS NULL OR s.s > s.reach + interval '1 hour')
-                  OVER (PARTITION BY s.type, s.source ORDER BY s.s, s.e) AS island
-    FROM spans s
-  ),
-  islands AS (
-    SELECT m.type, m.source, min(m.s) AS lo, max(m.e) AS hi FROM marked m GROUP BY m.type, m.source, m.island
-  ),
-  longest AS (
-    -- Samples longer than an hour raise their key's bound for later batches.
-    INSERT INTO health_store.long_spans AS l (person, type, source, longest)
-    SELECT p_person, s.type, s.source, max(s.e - s.s)
-    FROM spans s WHERE s.e - s.s > interval '1 hour'
-    GROUP BY s.type, s.source
-    ON CONFLICT (person, type, source) DO UPDATE SET longest = excluded.longest
-    WHERE l.longest < excluded.longest
-  )
-  SELECT array_agg(i.type), array_agg(i.source), array_agg(i.lo), array_agg(i.hi)
-  INTO v_types, v_sources, v_lo, v_hi
-  FROM islands i;
+  -- Samples longer than an hour raise their key's bound, for this batch and later ones.
+  INSERT INTO health_store.long_spans AS l (person, type, source, longest)
+  SELECT p_person, u.type, u.source, max(u.e - u.s)
+  FROM unnest(p_types, p_sources, p_starts, p_ends) AS u(type, source, s, e)
+  WHERE u.e - u.s > interval '1 hour'
+  GROUP BY u.type, u.source
+  ON CONFLICT (person, type, source) DO UPDATE SET longest = excluded.longest
+  WHERE l.longest < excluded.longest;
 
   RETURN QUERY
   WITH decided AS (
     SELECT n.*, health_store.parts_add_up(n.value, n.parts, n.parts_total) AS coalescing
-    FROM health_store.coverings_near(p_person, v_types, v_sources, v_lo, v_hi) n
+    FROM health_store.coverings_near(p_person, p_types, p_sources, p_starts, p_ends) n
   ),
   kept AS (
     INSERT INTO health_store.coverings AS c (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
