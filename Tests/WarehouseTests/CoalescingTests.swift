@@ -71,6 +71,38 @@ struct CoalescingTests {
         }
     }
 
+    @Test("parts and their combined sample in one batch after everything held: 20 + 100, not 220")
+    func combinedWithPartsAfterFrontier() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let store = Store(connection: c)
+            try store.batch([Self.steps(1, "09:00", "09:05", 20)])
+            // All of it starts after the latest end held: only its own samples are compared.
+            try store.batch([Self.steps(2, "10:00", "10:05", 30), Self.steps(3, "10:05", "10:10", 70),
+                             Self.steps(4, "10:00", "10:10", 100)])
+            #expect(try Self.total(c) == "120")
+            #expect(try Self.coalesced(c).map { $0[0] } == [S.U(4).lowercased()])
+            // A batch starting exactly where the last one ended touches, and covers nothing.
+            try store.batch([Self.steps(5, "10:10", "10:15", 8)])
+            #expect(try Self.total(c) == "128")
+            try Self.expectConsistent(c)
+        }
+    }
+
+    @Test("a sample starting where the latest held one ends covers the held samples with no duration at that instant: 5 + 3 + 4, the 7 not counted")
+    func coversInstantsAtFrontier() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let store = Store(connection: c)
+            try store.batch([Self.steps(1, "09:50", "09:55", 5), Self.steps(2, "10:00", "10:00", 3), Self.steps(3, "10:00", "10:00", 4)])
+            #expect(try Self.total(c) == "12")
+            try store.batch([Self.steps(4, "10:00", "10:05", 7)])
+            #expect(try Self.total(c) == "12")
+            #expect(try Self.coalesced(c) == [[S.U(4).lowercased(), "2026-03-10", Self.phone, "7", "2", "7", "false"]])
+            try Self.expectConsistent(c)
+        }
+    }
+
     @Test("parts that do not add up: both counted (30 + 60 + 100 = 190) and listed with counted true")
     func partsNotAddingUp() throws {
         try TestPostgres.withDatabase { db in

@@ -64,13 +64,13 @@ LANGUAGE sql STABLE
 BEGIN ATOMIC
   WITH spans AS (
     SELECT u.type, u.source, u.lo, u.hi,
-           max(u.hi) OVER (PARTITION BY u.type, u.source ORDER BY u.lo, u.hi
+           max(u.hi) OVER (PARTITION BY u.type COLLATE "C", u.source COLLATE "C" ORDER BY u.lo, u.hi
                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
     FROM unnest(p_types, p_sources, p_lo, p_hi) AS u(type, source, lo, hi)
   ),
   marked AS (
     SELECT s.*, count(*) FILTER (WHERE s.reach IS NULL OR s.lo > s.reach + interval '1 hour')
-                  OVER (PARTITION BY s.type, s.source ORDER BY s.lo, s.hi) AS island
+                  OVER (PARTITION BY s.type COLLATE "C", s.source COLLATE "C" ORDER BY s.lo, s.hi) AS island
     FROM spans s
   ),
   islands AS (
@@ -105,7 +105,7 @@ BEGIN ATOMIC
     SELECT n.*, min(n.end_at) OVER later AS first_end_after,
            lead(n.start_at) OVER later AS before_start, lead(n.end_at) OVER later AS before_end
     FROM near n
-    WINDOW later AS (PARTITION BY n.type, n.source ORDER BY n.start_at DESC, n.end_at, n.uuid DESC
+    WINDOW later AS (PARTITION BY n.type COLLATE "C", n.source COLLATE "C" ORDER BY n.start_at DESC, n.end_at, n.uuid DESC
                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
   ),
   candidates AS (
@@ -160,24 +160,85 @@ SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
+DECLARE
+  v_types   text[];
+  v_sources text[];
+  v_lo      timestamptz[];
+  v_hi      timestamptz[];
 BEGIN
   IF coalesce(cardinality(p_types), 0) = 0 THEN
     RETURN;
   END IF;
 
-  -- Samples longer than an hour raise their key's bound, for this batch and later ones.
-  INSERT INTO health_store.long_spans AS l (person, type, source, longest)
-  SELECT p_person, u.type, u.source, max(u.e - u.s)
-  FROM unnest(p_types, p_sources, p_starts, p_ends) AS u(type, source, s, e)
-  WHERE u.e - u.s > interval '1 hour'
-  GROUP BY u.type, u.source
-  ON CONFLICT (person, type, source) DO UPDATE SET longest = excluded.longest
-  WHERE l.longest < excluded.longest;
+  -- Which spans need a look at the samples held. A key whose written samples all start at or
+  -- after the latest end held (key_frontiers) is *fresh*: nothing held can cover or lie inside
+  -- what it wrote, so only its own spans are compared, here, in memory; the rare span that
+  -- covers another is looked at below. Every other key's spans are.
+  WITH written AS (
+    SELECT u.type, u.source, u.s, u.e FROM unnest(p_types, p_sources, p_starts, p_ends) AS u(type, source, s, e)
+  ),
+  spans_of_key AS (
+    SELECT w.type, w.source, min(w.s) AS first_start, max(w.e) AS last_end,
+           max(w.e - w.s) FILTER (WHERE w.e - w.s > interval '1 hour') AS longest,
+           min(w.s) FILTER (WHERE w.e = w.s) AS first_instant
+    FROM written w GROUP BY w.type, w.source
+  ),
+  keys AS (
+    SELECT k.*,
+           -- Samples tile: the first new one often starts where the last held one ended.
+           -- Touching is still apart, unless a sample with no duration sits on that instant
+           -- (it lies inside what ends or starts there); one index probe tells.
+           k.first_start > coalesce(f.latest_end, '-infinity')
+           OR (k.first_start = f.latest_end AND k.first_instant IS DISTINCT FROM f.latest_end
+               AND NOT EXISTS (SELECT 1 FROM health_store.samples h
+                               WHERE h.person = p_person AND h.type = k.type AND h.source = k.source
+                                 AND h.start_at = f.latest_end AND h.end_at = f.latest_end
+                                 AND h.day BETWEEN health_store.utc_date(f.latest_end) - 1
+                                               AND health_store.utc_date(f.latest_end) + 1)) AS fresh
+    FROM spans_of_key k
+    LEFT JOIN health_store.key_frontiers f ON f.person = p_person AND f.type = k.type AND f.source = k.source
+  ),
+  frontier AS (
+    INSERT INTO health_store.key_frontiers AS f (person, type, source, latest_end)
+    SELECT p_person, k.type, k.source, k.last_end FROM keys k
+    ON CONFLICT (person, type, source) DO UPDATE SET latest_end = excluded.latest_end
+    WHERE f.latest_end < excluded.latest_end
+  ),
+  longest AS (
+    -- Samples longer than an hour raise their key's bound, for this batch and later ones.
+    INSERT INTO health_store.long_spans AS l (person, type, source, longest)
+    SELECT p_person, k.type, k.source, k.longest FROM keys k WHERE k.longest IS NOT NULL
+    ON CONFLICT (person, type, source) DO UPDATE SET longest = excluded.longest
+    WHERE l.longest < excluded.longest
+  ),
+  -- Within a fresh key, the spans that cover another written span (as in coverings_near:
+  -- every span inside S comes after it in the order (start, end descending), or has its span).
+  fresh AS (
+    SELECT w.*, min(w.e) OVER later AS first_end_after, lead(w.s) OVER later AS before_s,
+           lead(w.e) OVER later AS before_e
+    FROM written w JOIN keys k ON k.type = w.type AND k.source = w.source AND k.fresh
+    WINDOW later AS (PARTITION BY w.type COLLATE "C", w.source COLLATE "C" ORDER BY w.s DESC, w.e
+                     ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+  ),
+  looked_at AS (
+    SELECT w.type, w.source, w.s, w.e
+    FROM written w WHERE (w.type, w.source) IN (SELECT k.type, k.source FROM keys k WHERE NOT k.fresh)
+    UNION ALL
+    SELECT f.type, f.source, f.s, f.e FROM fresh f
+    WHERE f.e > f.s AND (f.first_end_after <= f.e OR (f.before_s = f.s AND f.before_e = f.e))
+  )
+  SELECT array_agg(l.type), array_agg(l.source), array_agg(l.s), array_agg(l.e)
+  INTO v_types, v_sources, v_lo, v_hi
+  FROM looked_at l;
+
+  IF v_types IS NULL THEN
+    RETURN;
+  END IF;
 
   RETURN QUERY
   WITH decided AS (
     SELECT n.*, health_store.parts_add_up(n.value, n.parts, n.parts_total) AS coalescing
-    FROM health_store.coverings_near(p_person, p_types, p_sources, p_starts, p_ends) n
+    FROM health_store.coverings_near(p_person, v_types, v_sources, v_lo, v_hi) n
   ),
   kept AS (
     INSERT INTO health_store.coverings AS c (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
@@ -240,6 +301,14 @@ BEGIN
   WHERE s.person = p_person AND s.end_at - s.start_at > interval '1 hour'
   GROUP BY s.person, s.type, s.source;
 
+  DELETE FROM health_store.key_frontiers WHERE person = p_person;
+  INSERT INTO health_store.key_frontiers (person, type, source, latest_end)
+  SELECT s.person, s.type, s.source, max(s.end_at)
+  FROM health_store.samples s
+  JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'total'
+  WHERE s.person = p_person
+  GROUP BY s.person, s.type, s.source;
+
   DELETE FROM health_store.coverings WHERE person = p_person;
   INSERT INTO health_store.coverings (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
   SELECT p_person, c.uuid, c.type, c.source, c.start_at, c.end_at, c.parts, c.parts_total, c.counted
@@ -255,7 +324,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.rebuild_coverings(text) IS
-  'Recomputes a person''s coverings, samples.coalesced flags and long_spans from the samples alone. Caller holds the person lock and rebuilds the rollups after.';
+  'Recomputes a person''s coverings, samples.coalesced flags, long_spans and key_frontiers from the samples alone. Caller holds the person lock and rebuilds the rollups after.';
 
 REVOKE EXECUTE ON FUNCTION
   health_store.utc_date(timestamptz),

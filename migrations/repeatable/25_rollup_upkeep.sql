@@ -387,6 +387,16 @@ AS $$
   ),
   calc_day AS (
     SELECT v.day, to_jsonb(v) AS j FROM health_store.calc_day v WHERE v.person = p_person
+  ),
+  -- The coalescing check's shortcut needs every key's frontier at or after its latest end.
+  frontier_drift AS (
+    SELECT k.type, k.source, jsonb_build_object('latest_end', f.latest_end) AS stored,
+           jsonb_build_object('latest_end', k.latest_end) AS recomputed
+    FROM (SELECT s.type, s.source, max(s.end_at) AS latest_end FROM health_store.samples s
+          JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'total'
+          WHERE s.person = p_person GROUP BY s.type, s.source) k
+    LEFT JOIN health_store.key_frontiers f ON f.person = p_person AND f.type = k.type AND f.source = k.source
+    WHERE f.latest_end IS NULL OR f.latest_end < k.latest_end
   )
   SELECT 'source', coalesce(a.day, b.day), coalesce(a.type, b.type), coalesce(a.source, b.source), a.j, b.j
   FROM stored_source a FULL JOIN calc_source b ON a.type = b.type AND a.day = b.day AND a.source = b.source
@@ -405,6 +415,8 @@ AS $$
   SELECT 'coalescing', NULL, coalesce(a.type, b.type), coalesce(a.uuid, b.uuid)::text, a.j, b.j
   FROM stored_coverings a FULL JOIN calc_coverings b ON a.uuid = b.uuid
   WHERE a.j IS DISTINCT FROM b.j
+  UNION ALL
+  SELECT 'frontier', NULL, x.type, x.source, x.stored, x.recomputed FROM frontier_drift x
   ORDER BY 1, 2, 3, 4
 $$;
 
