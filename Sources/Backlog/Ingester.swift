@@ -5,12 +5,15 @@ import Synchronization
 import Warehouse
 
 /// Loads backlog files into the warehouse through the receiver's pipeline: the same decoder,
-/// the same `BatchStore` call, one transaction per batch, delivery rows with origin `file`.
+/// the same `BatchStore` call, delivery rows with origin `file`.
 ///
 /// One thread reads and decodes (files in order, bodies in order); the calling thread stores,
-/// so reading overlaps the database's work. A file's ledger row is written in the same
-/// transaction as its last batch: a crash can leave batches stored that the ledger does not
-/// claim (a re-run stores them again as duplicates), never the reverse.
+/// so reading overlaps the database's work. Batches are stored in groups (`BatchGroup`): a
+/// few of them per transaction, committed asynchronously, the rollups refreshed once per
+/// commit, each batch in a savepoint of its own. A file's ledger row is written in the same
+/// transaction as its last batch: a crash (of this process or of the server) can leave
+/// batches stored that the ledger does not claim (a re-run stores them again as duplicates),
+/// never the reverse.
 public final class Ingester: Sendable {
     let pool: PostgresPool
     let options: IngestOptions
@@ -111,14 +114,32 @@ public final class Ingester: Sendable {
 
         // Store in order; the last batch of a file carries the file's ledger row.
         let store = Storer(pool: pool, person: person)
+        defer { store.rollback() }
         var held: (file: Int, batch: Batch, sha: [UInt8])?
         var fileBatches = 0
         var fileCounts = StoreCounts()
         var fileBroken = false  // a batch of the current file failed to store
         var filesDone = 0
         func progress() {
-            onProgress(IngestProgress(filesDone: filesDone, filesTotal: files.count, samples: summary.samples,
+            onProgress(IngestProgress(filesDone: filesDone, filesTotal: files.count, samples: summary.samples + store.uncommitted.counts.samples,
                                       bytesDone: bytesDone.load(ordering: .relaxed), bytesTotal: bytesTotal, seconds: elapsed()))
+        }
+        /// Commits the open group when it is due (or `force`), and only then counts its
+        /// batches as stored; false when the commit failed and the run must stop.
+        func commit(force: Bool) -> Bool {
+            let storeStarted = DispatchTime.now().uptimeNanoseconds
+            defer { summary.databaseSeconds += Double(DispatchTime.now().uptimeNanoseconds - storeStarted) / 1e9 }
+            do {
+                if let committed = try store.commit(force: force) {
+                    summary.batches += committed.batches
+                    summary.add(committed.counts)
+                }
+                return true
+            } catch {
+                report(IngestFailure(path: "", message: "database: \(error); stopped, run again to go on"))
+                summary.aborted = true
+                return false
+            }
         }
         /// Stores one batch (with the ledger row when given); false when the run must stop.
         func storeBatch(_ item: (file: Int, batch: Batch, sha: [UInt8]), ledger: LedgerUpdate?) -> Bool {
@@ -130,10 +151,8 @@ public final class Ingester: Sendable {
                                              fileBatches: fileBatches, fileCounts: fileCounts)
                 fileBatches += 1
                 fileCounts = fileCounts.adding(counts)
-                summary.batches += 1
-                summary.add(counts)
                 progress()
-                return true
+                return commit(force: false)
             } catch let error as PostgresError where error.isTransient {
                 report(IngestFailure(path: file.displayPath, message: "database: \(error); stopped, run again to go on"))
                 summary.aborted = true
@@ -168,6 +187,7 @@ public final class Ingester: Sendable {
                 } else if let ledger, !fileBroken {
                     do {
                         try store.writeLedger(ledger, fileBatches: fileBatches, fileCounts: fileCounts)
+                        if !commit(force: false) { break consuming }
                     } catch let error as PostgresError where error.isTransient {
                         report(IngestFailure(path: files[file].displayPath, message: "database: \(error); stopped, run again to go on"))
                         summary.aborted = true
@@ -190,6 +210,13 @@ public final class Ingester: Sendable {
                 progress()
             }
         }
+        // What the open group holds is whole batches (and the ledger rows of whole files):
+        // commit it, unless the database failed under it.
+        if summary.aborted {
+            store.rollback()
+        } else {
+            _ = commit(force: true)
+        }
         if summary.aborted || summary.interrupted {
             stopReading.store(true, ordering: .relaxed)
             queue.close()
@@ -206,26 +233,76 @@ public final class Ingester: Sendable {
     }
 }
 
-/// The storing side: one pooled connection, one transaction per batch.
-struct Storer {
+/// The storing side: one pooled connection for the run, batches grouped into transactions
+/// (`BatchGroup`).
+final class Storer {
     let pool: PostgresPool
     let person: String
+    /// The open group and the connection it holds; a connection goes back to the pool after
+    /// each commit, so one that died meanwhile (a server restart) is never used again.
+    private var group: (group: BatchGroup, connection: PostgresConnection)?
+    /// Batches stored in the open group, not yet committed.
+    private(set) var uncommitted = (batches: 0, counts: StoreCounts())
 
-    /// Stores a batch with `BatchStore`'s own call (the receiver's), and the ledger row in the same transaction.
+    init(pool: PostgresPool, person: String) {
+        self.pool = pool
+        self.person = person
+    }
+
+    /// Stores a batch with `BatchStore`'s own call (the receiver's), and the ledger row in the
+    /// same transaction, in the open group.
     func store(_ batch: Batch, file: String, sha: [UInt8], ledger: LedgerUpdate?, fileBatches: Int, fileCounts: StoreCounts) throws -> StoreCounts {
-        try pool.withTransaction { connection in
+        let counts = try openGroup().step(samples: batch.sampleCount) { connection in
             let counts = try BatchStore.store(batch, person: person, origin: .file(path: file), bodySHA256: sha, on: connection)
             if let ledger {
                 try IngestLedger.write(ledger, person: person, batches: fileBatches + 1, counts: fileCounts.adding(counts), on: connection)
             }
             return counts
         }
+        uncommitted.batches += 1
+        uncommitted.counts = uncommitted.counts.adding(counts)
+        return counts
     }
 
     /// Writes a ledger row alone (a file of probes or blank lines, or one only touched).
     func writeLedger(_ ledger: LedgerUpdate, fileBatches: Int, fileCounts: StoreCounts) throws {
-        try pool.withTransaction { connection in
+        try openGroup().step { connection in
             try IngestLedger.write(ledger, person: person, batches: fileBatches, counts: fileCounts, on: connection)
+        }
+    }
+
+    /// Commits the open group when it is due, or whenever one is open with `force`; returns
+    /// what it committed, or nil when nothing was.
+    func commit(force: Bool) throws -> (batches: Int, counts: StoreCounts)? {
+        guard let open = group, force || open.group.isDue else { return nil }
+        group = nil
+        let committed = uncommitted
+        uncommitted = (0, StoreCounts())
+        defer { pool.checkIn(open.connection) }
+        try open.group.commit()
+        return committed
+    }
+
+    /// Drops the open group (after the database failed under it, or at the end of a run).
+    func rollback() {
+        if let open = group {
+            open.group.rollback()
+            pool.checkIn(open.connection)
+        }
+        group = nil
+        uncommitted = (0, StoreCounts())
+    }
+
+    private func openGroup() throws -> BatchGroup {
+        if let open = group { return open.group }
+        let connection = try pool.checkOut()
+        do {
+            let opened = try BatchGroup(on: connection)
+            group = (opened, connection)
+            return opened
+        } catch {
+            pool.checkIn(connection)
+            throw error
         }
     }
 }

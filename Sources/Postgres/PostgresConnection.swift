@@ -188,9 +188,9 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs `body` inside `BEGIN … COMMIT`; any error thrown rolls back and is rethrown.
     ///
-    /// The `COMMIT` is checked: a transaction the server rolled back at `COMMIT` (a failed
-    /// statement inside it was caught and ignored) throws SQLSTATE 25P02, and a connection
-    /// lost once `COMMIT` was sent throws `commitOutcomeUnknown`, never a success.
+    /// The `COMMIT` is checked (`commit()`): a transaction the server rolled back at `COMMIT`
+    /// throws SQLSTATE 25P02, and a connection lost once `COMMIT` was sent throws
+    /// `commitOutcomeUnknown`, never a success.
     @discardableResult
     public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         try query("BEGIN")
@@ -201,6 +201,15 @@ public final class PostgresConnection: @unchecked Sendable {
             rollbackQuietly()
             throw error
         }
+        try commit()
+        return value
+    }
+
+    /// Commits the open transaction, checked: a transaction the server rolled back at `COMMIT`
+    /// (a failed statement inside it was caught and ignored) throws SQLSTATE 25P02, and a
+    /// connection lost once `COMMIT` was sent throws `commitOutcomeUnknown`, never a success.
+    /// Any other failure rolls back and is rethrown.
+    public func commit() throws {
         let outcome: PostgresRows
         let sentBeforeCommit = sentCount
         do {
@@ -215,6 +224,23 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(kind: .server, sqlState: "25P02",
                                 message: "COMMIT rolled the transaction back (\(outcome.commandTag)): a statement inside it had failed")
         }
+    }
+
+    /// Runs `body` inside a savepoint of the open transaction: an error thrown undoes what
+    /// `body` did, and only that (the transaction stays usable), and is rethrown.
+    @discardableResult
+    public func withSavepoint<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try query("SAVEPOINT hw_step")
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            if isInTransaction, (try? query("ROLLBACK TO SAVEPOINT hw_step")) != nil {
+                _ = try? query("RELEASE SAVEPOINT hw_step")
+            }
+            throw error
+        }
+        try query("RELEASE SAVEPOINT hw_step")
         return value
     }
 

@@ -75,6 +75,20 @@ public final class PostgresPool: @unchecked Sendable {
         }
     }
 
+    /// Takes a connection out of the pool for a caller that needs one across several calls (a
+    /// transaction spanning them). Give it back with `checkIn`; one that comes back broken or
+    /// still inside a transaction is closed, as with `withConnection`.
+    public func checkOut() throws -> PostgresConnection {
+        let connection = try acquire()
+        connection.markUnsent()
+        return connection
+    }
+
+    /// Gives back a connection taken with `checkOut`.
+    public func checkIn(_ connection: PostgresConnection) {
+        release(connection)
+    }
+
     /// Runs `body` in one transaction on a pooled connection.
     @discardableResult
     public func withTransaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {

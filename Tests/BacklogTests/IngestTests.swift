@@ -81,6 +81,41 @@ struct IngestTests {
         }
     }
 
+    @Test("batches share a transaction, yet one the database refuses is undone alone: the files around it are stored, with their rollups, and it is named")
+    func refusedBatchInAGroup() throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        for n in 1...5 {
+            _ = try folder.write("f\(n).json", TestBodies.json(export: n, steps: [(n * 10 + 1, 100 + n), (n * 10 + 2, 200 + n)]))
+        }
+        try TestPostgres.withDatabase { db in
+            // The database refuses the delivery of export 3 (as a full disk or a bug would).
+            try db.query("""
+                CREATE FUNCTION public.refuse_export() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  IF NEW.export_id = '\(TestBodies.exportId(3))'::uuid THEN RAISE EXCEPTION 'refused for the test'; END IF;
+                  RETURN NEW;
+                END $$
+                """)
+            try db.query("CREATE TRIGGER refuse BEFORE INSERT ON health_store.deliveries FOR EACH ROW EXECUTE FUNCTION public.refuse_export()")
+            let summary = ingest(db, [folder.path])
+            #expect(summary.failures.count == 1)
+            #expect(summary.failures.first?.path.hasSuffix("f3.json") == true)
+            #expect(summary.failures.first?.message.contains("refused for the test") == true)
+            #expect(summary.filesIngested == 4)
+            #expect(summary.filesFailed == 1)
+            #expect(summary.batches == 4)
+            #expect(try held(db) == Held(samples: 8, deliveries: 4, ledger: 4))
+            // Nothing of export 3, not even its samples (inserted before its delivery row failed).
+            #expect(try db.scalar("SELECT count(*) FROM health_store.samples WHERE value IN (103, 203)", as: Int.self) == 0)
+            let stored: [Int] = [1, 2, 4, 5].map { n in 300 + 2 * n }
+            let expectedTotal = Double(stored.reduce(0, +))
+            #expect(try db.scalar("SELECT sum(value) FROM health.daily_totals WHERE person = 'default'", as: Double.self) == expectedTotal)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('default')", as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.deferred_rollups", as: Int.self) == 0)
+        }
+    }
+
     @Test("a second run reads nothing and writes nothing: every file skipped, no delivery, no ledger change")
     func secondRunSkipsEverything() throws {
         let folder = try Self.mixedBacklog()

@@ -99,4 +99,53 @@ struct IngestReliabilityTests {
             }
         }
     }
+
+    @Test("the server killed mid-ingest (commits asynchronous, batches grouped): after a restart a re-run ends with the rows of one clean run, the ledger claiming nothing lost")
+    func serverKilledMidIngest() throws {
+        let folder = NSTemporaryDirectory() + "hw-ingest-crash-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let generated = try CLIProcess.run(["generate", "--days", "40", "--start", "2026-03-01", "--seed", "6", "--out", folder])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder).count
+        #expect(files > 100)
+
+        try TestPostgres.withDatabase { clean in
+            let once = try CLIProcess.run(["ingest", folder, "--database-url", clean.connectionString])
+            #expect(once.status == 0, "\(once.stderr)")
+            let expected = try Self.fingerprint(clean)
+
+            // Durable commits everywhere but where ingest turns them off for its groups.
+            let cluster = try TestCluster(durable: true)
+            defer { cluster.destroy() }
+            let db = try cluster.freshDatabase(label: "crash")
+            let running = try CLIProcess.start(["ingest", folder, "--database-url", db.connectionString])
+            #expect(waitUntil(timeout: 120) {
+                ((try? db.scalar("SELECT count(*) FROM health_store.ingested_files", as: Int.self)) ?? 0) >= files / 4
+            })
+            try cluster.kill()
+            let failed = running.wait()
+            #expect(failed.status == 1, "\(failed.stderr)")
+            #expect(failed.stderr.contains("run again"), "\(failed.stderr)")
+            try cluster.start()
+
+            // Whatever the crash kept, the ledger claims no file whose batches it lost.
+            let claimed = try db.scalar("""
+                SELECT count(*) FROM health_store.ingested_files f
+                WHERE f.batches <> (SELECT count(*) FROM health_store.deliveries d WHERE d.file = f.path)
+                   OR f.samples <> (SELECT coalesce(sum(d.samples), 0) FROM health_store.deliveries d WHERE d.file = f.path)
+                """, as: Int.self)
+            #expect(claimed == 0)
+            #expect(try Self.fingerprint(db).count < expected.count, "the kill came too late to prove anything")
+
+            let again = try CLIProcess.run(["ingest", folder, "--database-url", db.connectionString])
+            #expect(again.status == 0, "\(again.stderr)")
+            let after = try Self.fingerprint(db)
+            #expect(after.count == expected.count)
+            #expect(after.digest == expected.digest)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.ingested_files", as: Int.self) == files)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('default')", as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.deferred_rollups", as: Int.self) == 0)
+        }
+    }
 }
+

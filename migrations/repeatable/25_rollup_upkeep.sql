@@ -149,6 +149,14 @@ BEGIN
   IF coalesce(cardinality(p_days), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
     RETURN;
   END IF;
+  -- A writer storing several batches in one transaction (backlog ingest) sets
+  -- health_warehouse.defer_rollups: the work is queued and done once, at commit
+  -- (flush_deferred_rollups), for every key the batches touched.
+  IF current_setting('health_warehouse.defer_rollups', true) = 'on' THEN
+    INSERT INTO health_store.deferred_rollups (person, days, types, sources, added)
+    VALUES (p_person, p_days, p_types, p_sources, p_added);
+    RETURN;
+  END IF;
 
   WITH k AS (
     SELECT DISTINCT u.day, u.type, u.source FROM unnest(p_days, p_types, p_sources) AS u(day, type, source)
@@ -212,6 +220,56 @@ $$;
 
 COMMENT ON FUNCTION health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]) IS
   'Refreshes the rollups after one batch of one person: the given (day, type, source) keys recomputed from the samples, the keys that only gained samples merged from their stored row and the added samples, then the day values and summary rows derived from them. Called by store_batch under the person lock.';
+
+-- At the commit of a transaction that deferred its rollup refreshes: each person's queued
+-- keys in one refresh. A key recomputed by any batch is recomputed (from the samples as
+-- committed); the samples other batches added to it need no merge then. The added samples of a
+-- key from several batches are merged into its stored row at once: every level-1 aggregate is
+-- associative, so one merge of all of them equals one merge per batch.
+CREATE OR REPLACE FUNCTION health_store.flush_deferred_rollups() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  r record;
+BEGIN
+  PERFORM set_config('health_warehouse.defer_rollups', 'off', true);
+  FOR r IN
+    WITH taken AS (
+      DELETE FROM health_store.deferred_rollups d WHERE d.xact = pg_current_xact_id() RETURNING d.*
+    ),
+    recompute AS (
+      SELECT DISTINCT t.person, k.day, k.type, k.source
+      FROM taken t CROSS JOIN LATERAL unnest(t.days, t.types, t.sources) AS k(day, type, source)
+    ),
+    added AS (
+      SELECT t.person, a.day, a.type, a.source, array_agg(f) AS samples
+      FROM taken t CROSS JOIN LATERAL unnest(t.added) AS a CROSS JOIN LATERAL unnest(a.samples) AS f
+      WHERE NOT EXISTS (SELECT 1 FROM recompute k
+                        WHERE k.person = t.person AND k.day = a.day AND k.type = a.type AND k.source = a.source)
+      GROUP BY t.person, a.day, a.type, a.source
+    )
+    SELECT p.person, k.days, k.types, k.sources, a.added
+    FROM (SELECT DISTINCT t.person FROM taken t) p
+    CROSS JOIN LATERAL (SELECT array_agg(k.day) AS days, array_agg(k.type) AS types, array_agg(k.source) AS sources
+                        FROM recompute k WHERE k.person = p.person) k
+    CROSS JOIN LATERAL (SELECT array_agg(ROW(a.day, a.type, a.source, a.samples)::health_store.added_samples) AS added
+                        FROM added a WHERE a.person = p.person) a
+  LOOP
+    PERFORM health_store.refresh_batch_rollups(r.person, r.days, r.types, r.sources, r.added);
+  END LOOP;
+  RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.flush_deferred_rollups() IS
+  'Trigger at the commit of a transaction that deferred its rollup refreshes (health_warehouse.defer_rollups): refreshes each person''s queued keys once.';
+
+DROP TRIGGER IF EXISTS deferred_rollups_at_commit ON health_store.deferred_rollups;
+CREATE CONSTRAINT TRIGGER deferred_rollups_at_commit
+  AFTER INSERT ON health_store.deferred_rollups
+  DEFERRABLE INITIALLY DEFERRED
+  FOR EACH ROW EXECUTE FUNCTION health_store.flush_deferred_rollups();
 
 -- The rollups of the given (day, type, source) keys of one person, recomputed from the
 -- samples, then everything derived from them. For writers that move samples between keys
@@ -424,6 +482,7 @@ COMMENT ON FUNCTION health_store.verify_rollups(text) IS
   'Lists every difference between one person''s stored rollups and a recompute (level, key, stored row, recomputed row); no rows means they are equal.';
 
 REVOKE EXECUTE ON FUNCTION
+  health_store.flush_deferred_rollups(),
   health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]),
   health_store.refresh_rollups(text, date[], text[], text[]),
   health_store.refresh_day_types(text, date[], text[]),

@@ -1,0 +1,67 @@
+import Dispatch
+import Postgres
+
+/// Several batches stored in one transaction, for a writer whose input is its own durable
+/// source (backlog files, the Health app's export) and that can redo what a crash loses.
+///
+/// - The transaction commits asynchronously (`synchronous_commit = off`): a server crash can
+///   lose its last commits, but the ledger row of a file commits with the file's last batch,
+///   so the ledger forgets exactly what was lost and the next run stores it again.
+/// - The rollups are refreshed once, at commit, for every key the batches touched
+///   (`health_warehouse.defer_rollups`, migrations/repeatable/25_rollup_upkeep.sql): the views
+///   are right whenever a transaction commits, as with one batch per transaction.
+/// - Each step runs in a savepoint of its own, so a batch that fails is undone alone and the
+///   others of the group still commit.
+///
+/// Not for the receiver: an HTTP answer must wait for a durable commit of its own batch.
+public final class BatchGroup {
+    /// When a group is due to commit: at most this many samples…
+    public static let maxSamples = 20_000
+    /// …or this long after it began, so a slow reader never holds a person's lock for long.
+    public static let maxNanoseconds: UInt64 = 1_000_000_000
+
+    let connection: PostgresConnection
+    let started = DispatchTime.now().uptimeNanoseconds
+    /// Samples stored in the group so far (as the steps reported them).
+    public private(set) var samples = 0
+    /// Steps that succeeded in the group so far.
+    public private(set) var steps = 0
+
+    /// Opens a group's transaction on `connection`.
+    public init(on connection: PostgresConnection) throws {
+        self.connection = connection
+        try connection.query("BEGIN")
+        do {
+            try connection.query("SET LOCAL synchronous_commit = off")
+            try connection.query("SELECT set_config('health_warehouse.defer_rollups', 'on', true)")
+        } catch {
+            connection.rollbackQuietly()
+            throw error
+        }
+    }
+
+    /// Runs one step (a batch, a ledger row) in a savepoint; `samples` of it count toward the
+    /// group's size. An error undoes the step alone and is rethrown.
+    @discardableResult
+    public func step<T>(samples: Int = 0, _ body: (PostgresConnection) throws -> T) throws -> T {
+        let value = try connection.withSavepoint(body)
+        self.samples += samples
+        steps += 1
+        return value
+    }
+
+    /// True once the group is big or old enough to commit.
+    public var isDue: Bool {
+        samples >= Self.maxSamples || DispatchTime.now().uptimeNanoseconds - started >= Self.maxNanoseconds
+    }
+
+    /// Commits the group: the deferred rollup refresh runs first, inside the same commit.
+    public func commit() throws {
+        try connection.commit()
+    }
+
+    /// Rolls the group back, ignoring errors (the connection may be gone).
+    public func rollback() {
+        connection.rollbackQuietly()
+    }
+}
