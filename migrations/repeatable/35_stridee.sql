@@ -70,6 +70,8 @@ COMMENT ON FUNCTION health_store.store_route(text, uuid, text, timestamptz[], do
 
 -- Connects a person (a PUT of the connection, or any relay push) or disconnects them; returns
 -- the connection. Connecting again keeps the first connected_at of an active connection.
+-- Disconnecting a person never connected records nothing and returns a row of NULLs (GET
+-- still answers 404 for them: never connected).
 CREATE OR REPLACE FUNCTION health_store.set_connection(p_person text, p_active boolean,
                                                        p_at timestamptz DEFAULT clock_timestamp())
 RETURNS health_store.connections
@@ -79,14 +81,21 @@ AS $$
 DECLARE
   v_row health_store.connections;
 BEGIN
+  IF NOT p_active THEN
+    UPDATE health_store.connections AS c SET
+      status = 'disconnected',
+      disconnected_at = CASE WHEN c.status = 'active' THEN p_at ELSE c.disconnected_at END,
+      updated_at = p_at
+    WHERE c.person = p_person
+    RETURNING * INTO v_row;
+    RETURN v_row;
+  END IF;
   INSERT INTO health_store.connections AS c (person, status, connected_at, disconnected_at, updated_at)
-  VALUES (p_person, CASE WHEN p_active THEN 'active' ELSE 'disconnected' END, p_at,
-          CASE WHEN p_active THEN NULL ELSE p_at END, p_at)
+  VALUES (p_person, 'active', p_at, NULL, p_at)
   ON CONFLICT (person) DO UPDATE SET
-    status = excluded.status,
-    connected_at = CASE WHEN p_active AND c.status <> 'active' THEN p_at ELSE c.connected_at END,
-    disconnected_at = CASE WHEN p_active THEN NULL
-                           WHEN c.status = 'active' THEN p_at ELSE c.disconnected_at END,
+    status = 'active',
+    connected_at = CASE WHEN c.status <> 'active' THEN p_at ELSE c.connected_at END,
+    disconnected_at = NULL,
     updated_at = p_at
   RETURNING * INTO v_row;
   RETURN v_row;
@@ -94,7 +103,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.set_connection(text, boolean, timestamptz) IS
-  'Connects (active) or disconnects a person''s Stridee connection and returns it; connecting an active connection again keeps its connected_at.';
+  'Connects (active) or disconnects a person''s Stridee connection and returns it; connecting an active connection again keeps its connected_at; disconnecting one never made records nothing (a row of NULLs).';
 
 -- Whether a push may be stored: a relay push (p_connect) connects the person; a device push
 -- needs an active connection. Caller holds the person lock.
