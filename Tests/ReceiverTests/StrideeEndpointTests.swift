@@ -30,7 +30,7 @@ struct StrideeEndpointTests {
     @Test("a workout push answers 202 {\"status\":\"active\",\"uuid\":…} and stores the workout, its stream and its route",
           arguments: [false, true])
     func workoutAccepted(relay: Bool) throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let paths = StrideePaths(person: alice.person, relay: relay)
             if !relay { #expect(try alice.connect().status == 200) }
             let answer = try alice.send("POST", paths.workouts, Self.workout)
@@ -53,7 +53,7 @@ struct StrideeEndpointTests {
 
     @Test("a wellness push answers 202 {\"items\":n,\"status\":\"active\"} and stores every item", arguments: [false, true])
     func wellnessAccepted(relay: Bool) throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let paths = StrideePaths(person: alice.person, relay: relay)
             if !relay { #expect(try alice.connect().status == 200) }
             let answer = try alice.send("POST", paths.wellness, Self.wellness)
@@ -67,7 +67,7 @@ struct StrideeEndpointTests {
 
     @Test("PUT connects and answers the connection; GET answers the same object; 404 before any connection")
     func connectAndGet() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let never = try alice.send("GET", StrideePaths.connection)
             #expect(never.status == 404)
             #expect((json(never)["error"] as? String)?.isEmpty == false)
@@ -88,7 +88,7 @@ struct StrideeEndpointTests {
 
     @Test("DELETE answers 200 with status disconnected, device pushes then get 409, and the data stored stays")
     func disconnect() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             #expect(try alice.connect().status == 200)
             #expect(try alice.send("POST", "/v1/device/apple/workouts", Self.workout).status == 202)
             #expect(try alice.send("POST", "/v1/device/apple/wellness", Self.wellness).status == 202)
@@ -113,7 +113,7 @@ struct StrideeEndpointTests {
 
     @Test("DELETE of a connection never made answers 200 disconnected and records nothing: GET stays 404")
     func disconnectNeverConnected() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let delete = try alice.send("DELETE", StrideePaths.connection)
             #expect(delete.status == 200)
             #expect(delete.bodyText == #"{"provider":"apple","status":"disconnected","connected_at":null}"#)
@@ -124,7 +124,7 @@ struct StrideeEndpointTests {
 
     @Test("a device push of a person never connected is 409 and stores nothing")
     func notConnected() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             for (path, body) in [("/v1/device/apple/workouts", Self.workout), ("/v1/device/apple/wellness", Self.wellness)] {
                 let answer = try alice.send("POST", path, body)
                 #expect(answer.status == 409, "\(path)")
@@ -137,7 +137,7 @@ struct StrideeEndpointTests {
 
     @Test("a relay path naming another person is 403 and stores nothing, whether or not that person exists")
     func wrongAccount() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             _ = try TokenStore(pool: alice.receiver.pool).create(person: "bob", label: nil)
             for other in ["bob", "nobody", "ALICE", "alice%20", "%zz"] {
                 for (kind, body) in [("workouts", Self.workout), ("wellness", Self.wellness)] {
@@ -156,7 +156,7 @@ struct StrideeEndpointTests {
     @Test("format other than absent, null or the kind's own name is 400 on both paths; absent and null are accepted",
           arguments: [false, true])
     func format(relay: Bool) throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let paths = StrideePaths(person: alice.person, relay: relay)
             if !relay { #expect(try alice.connect().status == 200) }
             for bad in [#""healthkit.v2""#, #""healthkit.wellness.v1""#, "1", #""""#] {
@@ -180,7 +180,7 @@ struct StrideeEndpointTests {
     @Test("a malformed body is 400 with {\"error\"} naming the field, indexes from 0, and nothing of it is stored",
           arguments: [false, true])
     func malformed(relay: Bool) throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let paths = StrideePaths(person: alice.person, relay: relay)
             if !relay { #expect(try alice.connect().status == 200) }
             let points = (0..<5).map { StrideeBody.point(t: "2026-10-01T06:02:1\($0)Z", $0 == 3 ? ["lat": "95.2"] : [:]) }
@@ -211,7 +211,7 @@ struct StrideeEndpointTests {
 
     @Test("the 30 MiB workout limit: exactly 30 MiB is read and stored, one byte more is 413 by Content-Length and while reading")
     func workoutLimit() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let path = StrideePaths(person: alice.person, relay: true).workouts
             let limit = 30 * 1_048_576
             var exact = Array(Self.workout.utf8)
@@ -233,7 +233,7 @@ struct StrideeEndpointTests {
 
     @Test("the wellness limits: 10 MiB and 2,000 items are stored, one byte or one item more is 413 and stores nothing")
     func wellnessLimits() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let path = StrideePaths(person: alice.person, relay: true).wellness
             let limit = 10 * 1_048_576
             var exact = Array(StrideeBody.wellness([StrideeBody.item()]).utf8)
@@ -261,7 +261,7 @@ struct StrideeEndpointTests {
 
     @Test("the Stridee limits replace --max-body on their paths only: a 5 MB ride under a 1 MiB --max-body is stored, a healthd body is not")
     func limitsReplaceMaxBody() throws {
-        try withStridee(maxBody: 1 << 20) { alice, db in
+        try withStridee(maxBody: 1 << 20) { alice, db throws in
             let ride = StrideeBodies.ride(seconds: 6 * 3600)
             #expect(ride.count > 4_000_000)
             let answer = try alice.send("POST", StrideePaths(person: alice.person, relay: true).workouts, ride)
@@ -274,7 +274,7 @@ struct StrideeEndpointTests {
 
     @Test("the credential is always Authorization: Bearer on the Stridee paths, whatever --auth-header says for healthd")
     func bearerAlways() throws {
-        try withStridee(authHeader: "X-Health-Token") { alice, db in
+        try withStridee(authHeader: "X-Health-Token") { alice, db throws in
             let path = StrideePaths(person: alice.person, relay: true).wellness
             let wrong: [[(name: String, value: String)]] = [[("X-Health-Token", alice.token)], [("Authorization", alice.token)],
                                                             [("X-Health-Token", "Bearer \(alice.token)")], []]
@@ -311,7 +311,7 @@ struct StrideeEndpointTests {
 
     @Test("an expired token is 401 on every path, healthd's and Stridee's; one not yet expired works")
     func expiredToken() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let tokens = TokenStore(pool: alice.receiver.pool)
             let (token, id) = try tokens.create(person: "carol", label: "phone", expiresIn: 3600)
             let carol = StrideeClient(receiver: alice.receiver, person: "carol", token: token)
@@ -335,7 +335,7 @@ struct StrideeEndpointTests {
 
     @Test("a method the path does not answer is 405 with its Allow")
     func methodNotAllowed() throws {
-        try withStridee { alice, _ in
+        try withStridee { alice, _ throws in
             for method in ["GET", "PUT", "DELETE", "PATCH"] {
                 let answer = try alice.send(method, "/v1/device/apple/workouts")
                 #expect(answer.status == 405 && answer.header("Allow") == "POST", "\(method)")
@@ -349,7 +349,7 @@ struct StrideeEndpointTests {
 
     @Test("any other path keeps the healthd rules: a batch on /v1/anything is stored, its content type checked, its body capped by --max-body")
     func otherPathsAreHealthd() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let batch = try Bodies.fixture("contract-example.json")
             for path in ["/v1/device/apple/workouts/", "/v1/device/apple/runs", "/v1/accounts/alice/apple", "/v1/accounts//apple/workouts",
                          "/v2/device/apple/workouts"] {
@@ -364,7 +364,7 @@ struct StrideeEndpointTests {
 
     @Test("with no token minted every push belongs to person default, whose relay path is /v1/accounts/default/…")
     func defaultPerson() throws {
-        try withReceiver { receiver, db in
+        try withReceiver { receiver, db throws in
             let anyone = StrideeClient(receiver: receiver, person: "default", token: "")
             let open = [(name: String, value: String)]()
             #expect(try anyone.send("POST", "/v1/accounts/default/apple/workouts", Array(Self.workout.utf8), headers: open).status == 202)
@@ -380,7 +380,7 @@ struct StrideeEndpointTests {
 
     @Test("a person lock held past lock_timeout is 503 \"database busy\" with Retry-After, and the push stores nothing")
     func databaseBusy() throws {
-        try withStridee { alice, db in
+        try withStridee { alice, db throws in
             let admin = try db.connect()
             defer { admin.close() }
             // Another writer holds alice's lock: the push waits past its lock_timeout, busy, not broken.
@@ -404,7 +404,7 @@ struct StrideeEndpointTests {
     @Test("a read-only database is 503 with Retry-After when the push is stored, never 4xx, and nothing is stored")
     func databaseReadOnly() throws {
         // No token: the credential check writes nothing, so the failure is the store's own.
-        try withReceiver { receiver, db in
+        try withReceiver { receiver, db throws in
             try db.query("ALTER DATABASE \(db.name) SET default_transaction_read_only = on")
             let readOnly = try RunningReceiver(connectionString: db.connectionString)
             defer { readOnly.stop() }

@@ -61,3 +61,10 @@ func strideeCounts(_ db: TestDatabase, person: String = "alice") throws -> [Stri
 
 /// Nothing of any Stridee body (nor any sample) held for `person`.
 let nothingStored = ["workouts": 0, "streams": 0, "routes": 0, "wellness": 0, "samples": 0]
+
+/// Every row of a query as its cells' text (nil for SQL NULL).
+func cells(_ db: TestDatabase, _ sql: String, _ parameters: [(any PostgresBindable)?] = []) throws -> [[String?]] {
+    let rows = try db.query(sql, parameters)
+    let width = rows.columns.count
+    return rows.map { row in (0..<width).map { row[$0] } }
+}

@@ -121,6 +121,9 @@ BEGIN
 END
 $$;
 
+COMMENT ON FUNCTION health_store.accept_push(text, boolean, timestamptz) IS
+  'Whether a Stridee push of a person may be stored: a relay push connects them and may; a device push needs an active connection. Caller holds the person lock.';
+
 -- Stores one healthkit.v1 workout body, validated by the caller: the body replaces an earlier
 -- copy whole (streams and route included); the workout sample is made or updated unless
 -- healthd sent the workout. Returns 'stored', 'unchanged' (the same body again) or
