@@ -76,6 +76,13 @@ public struct DemoGenerator: Sendable {
     /// Builds every body in delivery order and hands each to `emit`.
     @discardableResult
     public func generate(_ emit: (Body) throws -> Void) rethrows -> Summary {
+        try generate(emit, day: { _, _ in })
+    }
+
+    /// The same, and `day` gets each simulated day's samples as they are made (for bodies of
+    /// another format about the same person: `StrideeDemo`).
+    @discardableResult
+    public func generate(_ emit: (Body) throws -> Void, day: (CivilDate, [DemoSample]) throws -> Void) rethrows -> Summary {
         var simulator = DemoSimulator(seed: options.seed)
         var summary = Summary()
         var pending: [DemoSample] = []
@@ -126,6 +133,7 @@ public struct DemoGenerator: Sendable {
         for dayNumber in 0..<options.days {
             let date = options.start.adding(days: dayNumber)
             let made = simulator.samples(for: date)
+            try day(date, made)
             pending.append(contentsOf: made)
             // A manual export looks back three hours; keep a little more than a day of samples for it.
             let horizon = CentralEuropeanTime.instant(date, minutes: -1440)
