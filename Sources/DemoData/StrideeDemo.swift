@@ -48,10 +48,10 @@ public struct StrideeDemo: Sendable {
         var random = SeededRandom(seed: seed ^ (UInt64(truncatingIfNeeded: date.daysSinceEpoch) &* 0x9E37_79B9_7F4A_7C15))
         // The watch is the device that measures heart rate; workouts it recorded are the ones
         // HealthKit holds with their samples (another app's copy has none to send).
-        let heart = samples.filter { $0.type == .heartRate }
+        let heart = samples.filter { $0.type.identifier == DemoType.heartRate.identifier }
         let watch = Dictionary(grouping: heart, by: \.source).max { $0.value.count < $1.value.count }?.key
         var out: [Body] = []
-        for workout in samples where workout.type == .workout && workout.source == watch {
+        for workout in samples where workout.type.kind == "workout" && workout.source == watch {
             let readings = heart.filter { $0.source == workout.source && $0.start >= workout.start && $0.start <= workout.end }
                 .sorted { $0.start < $1.start }
             out.append(Body(fileName: "\(date)-workout-\(workout.uuid).json", endpoint: .workouts,
@@ -181,7 +181,8 @@ public struct StrideeDemo: Sendable {
                 .joined(separator: ",") + "]"
         }
         let today = samples.filter { CentralEuropeanTime.localDate(atMilliseconds: $0.start) == date }.sorted { $0.start < $1.start }
-        func of(_ type: DemoType) -> [DemoSample] { today.filter { $0.type == type } }
+        // By identifier: a type built by hand has no catalog position.
+        func of(_ type: DemoType) -> [DemoSample] { today.filter { $0.type.identifier == type.identifier } }
         var items: [String] = []
 
         // HealthKit's merged totals from local midnight.
@@ -207,7 +208,7 @@ public struct StrideeDemo: Sendable {
 
         // The night that ended this morning (sleep belongs to the day of waking).
         let stageNames = [0: "inBed", 1: "asleepUnspecified", 2: "awake", 3: "core", 4: "deep", 5: "rem"]
-        let night = samples.filter { $0.type == .sleep && CentralEuropeanTime.localDate(atMilliseconds: $0.end) == date }
+        let night = samples.filter { $0.type.identifier == DemoType.sleep.identifier && CentralEuropeanTime.localDate(atMilliseconds: $0.end) == date }
             .sorted { $0.start < $1.start }
         let stages = night.compactMap { s -> String? in
             guard let name = Int(s.value ?? "").flatMap({ stageNames[$0] }) else { return nil }  // a stage HealthKit cannot name
