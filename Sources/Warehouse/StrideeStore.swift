@@ -82,7 +82,7 @@ public struct StrideeStore: Sendable {
         }
         array.append(UInt8(ascii: "]"))
         let stored: Int = try pool.withTransaction { connection in
-            try connection.query("SELECT health_store.store_wellness($1, $2, $3::jsonb)",
+            try connection.query("SELECT health_store.store_wellness($1, $2, $3::json)",
                                  [person, connect, PostgresBinaryText(array)]).first!.decode(0)
         }
         return stored < 0 ? .notConnected : .stored
