@@ -9,6 +9,7 @@
 -- function taking jsonb go first; repeatable/35_stridee.sql and 45_stridee_views.sql define
 -- them again over json.
 DROP VIEW IF EXISTS health.daily_healthkit_check, health.wellness_sleep, health.wellness_values, health.wellness;
+-- store_wellness now takes the items as parallel arrays (repeatable/35_stridee.sql).
 DROP FUNCTION IF EXISTS health_store.store_wellness(text, boolean, jsonb, timestamptz);
 ALTER TABLE health_store.wellness_items ALTER COLUMN item TYPE json USING item::json;
 

@@ -74,16 +74,20 @@ public struct StrideeStore: Sendable {
     /// Stores the items of one decoded `healthkit.wellness.v1` body of `person`, each replacing
     /// the item of the same kind and start; `connect` as for `storeWorkout`.
     public func storeWellness(_ items: [WellnessItem], person: String, connect: Bool) throws -> StrideePushResult {
-        var array: [UInt8] = [UInt8(ascii: "[")]
-        array.reserveCapacity(items.reduce(2) { $0 + $1.json.utf8.count + 1 })
-        for (index, item) in items.enumerated() {
-            if index > 0 { array.append(UInt8(ascii: ",")) }
-            array.append(contentsOf: item.json.utf8)
-        }
-        array.append(UInt8(ascii: "]"))
+        let parameters: [(any PostgresBindable)?] = [
+            person, connect,
+            PostgresArrayParameter.text(items.map { $0.kind.rawValue }),
+            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: items.map(\.start.microsecondsSinceEpoch)),
+            PostgresArrayParameter.text(items.map(\.calendarDate)),
+            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: items.map { $0.end?.microsecondsSinceEpoch }),
+            PostgresArrayParameter.int8(items.map { $0.tzOffsetSeconds.map(Int64.init) }),
+            PostgresArrayParameter.bool(items.map(\.isFinal)),
+            PostgresArrayParameter.text(items.map(\.id)),
+            PostgresArrayParameter.json(items.map(\.json)),
+        ]
         let stored: Int = try pool.withTransaction { connection in
-            try connection.query("SELECT health_store.store_wellness($1, $2, $3::json)",
-                                 [person, connect, PostgresBinaryText(array)]).first!.decode(0)
+            try connection.query("SELECT health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", parameters)
+                .first!.decode(0)
         }
         return stored < 0 ? .notConnected : .stored
     }
