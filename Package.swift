@@ -52,7 +52,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport"]),
-        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
+        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport"]),
         .testTarget(name: "BacklogTests", dependencies: ["Backlog", "DemoData", "Warehouse", "Postgres", "HealthPayload", "TestSupport",
                                                          "Receiver", "HTTPServer"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse"]),

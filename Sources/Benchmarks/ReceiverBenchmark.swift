@@ -9,15 +9,21 @@ import Warehouse
 /// real `serve` process, as the app sends them, next to the same bodies stored by the same
 /// SQL directly (no HTTP, no decoding in Swift) in the same run.
 ///
-///     health-warehouse-bench receiver [--batches N]
+///     health-warehouse-bench receiver [--batches N] [--stridee-rides N] [--stridee-batches N] [--stridee-only]
+///
+/// Then the Stridee section (`StrideeReceiverBenchmark.swift`); `--stridee-only` runs it alone.
 func runReceiverBenchmark(_ arguments: [String]) throws {
-    var batches = 200
-    if let i = arguments.firstIndex(of: "--batches"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 { batches = n }
-    print("receiver benchmark: \(batches) batches of 1000 samples per format, one at a time")
+    func count(_ flag: String, default value: Int) -> Int {
+        guard let i = arguments.firstIndex(of: flag), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 else { return value }
+        return n
+    }
+    let batches = count("--batches", default: 200)
+    let strideeOnly = arguments.contains("--stridee-only")
+    if !strideeOnly { print("receiver benchmark: \(batches) batches of 1000 samples per format, one at a time") }
     let cluster = try TestCluster()
     defer { cluster.destroy() }
 
-    for format in [PayloadFormat.json, .csv] {
+    for format in [PayloadFormat.json, .csv] where !strideeOnly {
         // Manual 30-day exports: full 1000-sample batches of a phone-and-watch user's data.
         var bodies: [[UInt8]] = []
         let days = batches + batches / 4
@@ -48,6 +54,7 @@ func runReceiverBenchmark(_ arguments: [String]) throws {
               serve RSS: peak \(rss.peak / 1024) MiB, at end \(rss.last / 1024) MiB  (goal <= 64 MiB)
             """)
     }
+    try runStrideeReceiverSection(cluster, rides: count("--stridee-rides", default: 20), batches: count("--stridee-batches", default: 20))
 }
 
 /// Per-batch latencies of one run.
@@ -104,9 +111,10 @@ struct ResidentMemory {
     var peak = 0
     var last = 0
 
-    static func kibibytes(of pid: pid_t) -> Int {
+    /// A `kB` field of `/proc/PID/status`: the resident size now (`VmRSS:`), or its peak (`VmHWM:`).
+    static func kibibytes(of pid: pid_t, field: String = "VmRSS:") -> Int {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return 0 }
         return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 //   swift run -c release health-warehouse-bench receiver
 let usage = """
     usage: health-warehouse-bench receiver|views|ingest|stridee [options]
-      receiver  1000-sample JSON and CSV batches over HTTP vs the same SQL without HTTP
+      receiver  1000-sample JSON and CSV batches over HTTP vs the same SQL without HTTP; then
+                six-hour Stridee rides and 2,000-item wellness batches over HTTP vs StrideeStore
       views     per-day views at ~10M samples vs plain views over the samples
       ingest    a generated backlog through `ingest` vs COPY of the same rows
       stridee   decoding Stridee workout and wellness bodies vs JSONSerialization of the same bytes

@@ -87,6 +87,13 @@ public struct DemoGenerator: Sendable {
     /// Builds every body in delivery order and hands each to `emit`.
     @discardableResult
     public func generate(_ emit: (Body) throws -> Void) rethrows -> Summary {
+        try generate(emit, day: { _, _ in })
+    }
+
+    /// The same, and `day` gets each simulated day's samples as they are made (for bodies of
+    /// another format about the same person: `StrideeDemo`).
+    @discardableResult
+    public func generate(_ emit: (Body) throws -> Void, day: (CivilDate, [DemoSample]) throws -> Void) rethrows -> Summary {
         var simulator = DemoSimulator(seed: options.seed)
         var coalescer = makeCoalescer()
         var summary = Summary()
@@ -138,6 +145,7 @@ public struct DemoGenerator: Sendable {
         for dayNumber in 0..<options.days {
             let date = options.start.adding(days: dayNumber)
             let made = simulator.samples(for: date)
+            try day(date, made)
             pending.append(contentsOf: made)
             // Combined samples wait in `pending` until they are written, days later.
             let combined = coalesced(&coalescer, made, dayNumber: dayNumber, simulator: simulator)

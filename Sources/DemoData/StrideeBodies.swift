@@ -67,12 +67,12 @@ public enum StrideeBodies {
         return out
     }
 
-    /// A wellness body of `count` items over consecutive days from 2026-01-01, cycling through
-    /// the nine kinds (a day's sleep with five stages, HRV and pulse-ox with 24 samples).
-    public static func wellness(count: Int = 2000, seed: UInt64 = 7) -> [UInt8] {
+    /// A wellness body of `count` items over consecutive days from `firstDay` (seconds since the
+    /// epoch of a UTC midnight; 2026-01-01 by default), cycling through the nine kinds (a day's
+    /// sleep with five stages, HRV and pulse-ox with 24 samples).
+    public static func wellness(count: Int = 2000, seed: UInt64 = 7, firstDay: Int64 = 1_767_225_600) -> [UInt8] {
         var random = SeededRandom(seed: seed)
         let kinds = ["daily", "sleep", "hrv", "fitness", "respiration", "pulse_ox", "body_composition", "blood_pressure", "skin_temperature"]
-        let firstDay: Int64 = 1_767_225_600  // 2026-01-01T00:00:00Z
         var items: [String] = []
         items.reserveCapacity(count)
         for index in 0..<count {

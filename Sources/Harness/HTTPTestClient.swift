@@ -281,6 +281,16 @@ public enum HTTPTestClient {
     }
 }
 
+/// Encodes `chunks` as an HTTP/1.1 chunked body, with the final zero chunk.
+public func chunkedBody(_ chunks: [[UInt8]]) -> [UInt8] {
+    var bytes: [UInt8] = []
+    for chunk in chunks {
+        bytes += Array((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + [13, 10]
+    }
+    bytes += Array("0\r\n\r\n".utf8)
+    return bytes
+}
+
 /// Seconds on the monotonic clock.
 public func monotonicNow() -> Double {
     var time = timespec()

@@ -131,6 +131,13 @@ public struct TestDatabase: Sendable {
         self.cluster = cluster
     }
 
+    /// The same database as another login (libpq reads and rewrites the string); unchanged
+    /// when libpq cannot read it, and connecting then says so.
+    public func connectionString(user: String, password: String) -> String {
+        guard let info = try? PostgresConnectionInfo(parsing: connectionString) else { return connectionString }
+        return info.setting("user", to: user).setting("password", to: password).connectionString
+    }
+
     /// Opens a new connection to this database.
     public func connect() throws -> PostgresConnection {
         try PostgresConnection(connectionString: connectionString)

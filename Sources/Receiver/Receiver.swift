@@ -15,12 +15,14 @@ import Warehouse
 public final class Receiver: Sendable {
     let pool: PostgresPool
     let store: BatchStore
+    let stridee: StrideeStore
     let tokens: TokenStore
     let configuration: ReceiverConfiguration
 
     public init(pool: PostgresPool, configuration: ReceiverConfiguration = ReceiverConfiguration()) {
         self.pool = pool
         self.store = BatchStore(pool: pool)
+        self.stridee = StrideeStore(pool: pool)
         self.tokens = TokenStore(pool: pool)
         self.configuration = configuration
     }
@@ -29,11 +31,13 @@ public final class Receiver: Sendable {
     static let forwardingHeaders = ["Forwarded", "X-Forwarded-For", "X-Real-IP"]
 
     /// Decides on a request from its header fields alone (the server's `onHead`): answers
-    /// `GET`s, refusals (401, 405, 415) and database trouble at once, and accepts a batch
-    /// `POST` with the handler that decodes and stores its body for the person found.
+    /// `GET`s, refusals (401, 403, 405, 409, 415) and database trouble at once, and accepts a
+    /// batch `POST` or a Stridee request with the handler that decodes and stores its body for
+    /// the person found, under the body limit of its path.
     public func admit(_ head: HTTPRequestHead) -> HTTPHeadDecision {
         let started = DispatchTime.now().uptimeNanoseconds
         var person: String?
+        let body: (person: String, limit: Int?, handle: @Sendable ([UInt8], inout PhaseTiming) -> ReceiverOutcome)
         switch decide(head, person: &person) {
         case .answer(let outcome):
             let response = outcome.response
@@ -41,16 +45,21 @@ public final class Receiver: Sendable {
                 timing: PhaseTiming(), started: started)
             return .reject(response)
         case .readBody(let who, let format):
-            let headNanoseconds = DispatchTime.now().uptimeNanoseconds - started
-            return .accept { [self] request in
-                let started = DispatchTime.now().uptimeNanoseconds
-                var timing = PhaseTiming()
-                let outcome = receive(request.body, person: who, format: format, timing: &timing)
-                let response = outcome.response
-                log(method: request.method, path: request.path, person: who, outcome: outcome, status: response.status,
-                    timing: timing, started: started - min(started, headNanoseconds))
-                return response
-            }
+            body = (who, nil, { [self] bytes, timing in receive(bytes, person: who, format: format, timing: &timing) })
+        case .readStrideeBody(let who, let route, let method):
+            body = (who, route.maxBodyBytes, { [self] bytes, timing in
+                receiveStridee(bytes, person: who, route: route, method: method, timing: &timing)
+            })
+        }
+        let headNanoseconds = DispatchTime.now().uptimeNanoseconds - started
+        return .accept(maxBodyBytes: body.limit) { [self] request in
+            let started = DispatchTime.now().uptimeNanoseconds
+            var timing = PhaseTiming()
+            let outcome = body.handle(request.body, &timing)
+            let response = outcome.response
+            log(method: request.method, path: request.path, person: body.person, outcome: outcome, status: response.status,
+                timing: timing, started: started - min(started, headNanoseconds))
+            return response
         }
     }
 
@@ -71,11 +80,17 @@ public final class Receiver: Sendable {
         case answer(ReceiverOutcome)
         /// A batch for `person` in `format`: read its body.
         case readBody(person: String, format: PayloadFormat)
+        /// A Stridee request of `person` on `route` (CONTRACT.md §4): read its body.
+        case readStrideeBody(person: String, route: StrideeRoute, method: String)
     }
 
     func decide(_ head: HTTPRequestHead, person: inout String?) -> HeadOutcome {
         let method = head.method.uppercased()
         do {
+            // The Stridee paths first: every other path keeps the healthd rules below.
+            if let route = StrideeRoute.match(head.path) {
+                return try decideStridee(head, route: route, method: method, person: &person)
+            }
             if method == "GET" || method == "HEAD" {
                 switch head.path {
                 case "/healthz":
@@ -90,10 +105,10 @@ public final class Receiver: Sendable {
                     case .forwardedWithoutTokens: return .answer(.forwardedWithoutTokens)
                     }
                 default:
-                    return .answer(.methodNotAllowed)
+                    return .answer(.methodNotAllowed(allow: ["POST"]))
                 }
             }
-            guard method == "POST" else { return .answer(.methodNotAllowed) }
+            guard method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
             switch try authenticate(head.headers) {
             case .missingOrWrong: return .answer(.unauthorized)
             case .forwardedWithoutTokens: return .answer(.forwardedWithoutTokens)
@@ -150,7 +165,8 @@ public final class Receiver: Sendable {
         }
     }
 
-    /// Whose request it is, from its credential header.
+    /// Whose request it is, from its credential header: `--auth-header` for healthd,
+    /// `Authorization: Bearer` always on the Stridee paths.
     enum Credential: Equatable {
         /// A live token's person, or `default` while no token was ever minted.
         case person(String)
@@ -162,10 +178,12 @@ public final class Receiver: Sendable {
     }
 
     /// The credential of a request's header fields. The whole header value is compared
-    /// (`Bearer <token>` with `Authorization`, the token itself with another header).
-    func authenticate(_ headers: HTTPHeaders) throws -> Credential {
-        if let value = headers[configuration.authHeader], let token = configuration.token(fromHeader: value),
-           let person = try tokens.person(forToken: token) {
+    /// (`Bearer <token>` with `Authorization`, the token itself with another header);
+    /// `bearer` reads `Authorization: Bearer <token>` whatever `--auth-header` says.
+    func authenticate(_ headers: HTTPHeaders, bearer: Bool = false) throws -> Credential {
+        let token = bearer ? headers["Authorization"].flatMap(ReceiverConfiguration.bearerToken)
+            : headers[configuration.authHeader].flatMap(configuration.token(fromHeader:))
+        if let token, let person = try tokens.person(forToken: token) {
             return .person(person)
         }
         if try tokens.anyMinted() { return .missingOrWrong }

@@ -10,12 +10,30 @@ enum ReceiverOutcome {
     case stats(json: String)
     case healthy
     case unhealthy
-    case methodNotAllowed
+    /// A method the path does not answer; `allow` lists those it does.
+    case methodNotAllowed(allow: [String])
     case unauthorized
     case forwardedWithoutTokens
     case unsupportedMediaType(String?)
     case rejected(PayloadError)
     case failed(any Error)
+    // The Stridee endpoints (CONTRACT.md §4).
+    /// A `healthkit.v1` workout stored (or held already).
+    case workoutAccepted(uuid: String)
+    /// A `healthkit.wellness.v1` batch of `items` stored.
+    case wellnessAccepted(items: Int)
+    /// The person's connection, after a `PUT` or for a `GET`.
+    case connection(StrideeConnection)
+    /// After a `DELETE`: the connection, now disconnected; nil when there never was one.
+    case disconnected(StrideeConnection?)
+    /// `GET` of a connection never made.
+    case neverConnected
+    /// A device push while the person is not connected.
+    case notConnected
+    /// A relay path (`/v1/accounts/{id}/…`) whose `{id}` is not the token's person.
+    case wrongAccount
+    /// A Stridee body refused by its decoder, naming the field.
+    case strideeRejected(StrideePayloadError)
 
     /// The one place an outcome becomes an HTTP answer (docs/receiver.md, "Answers"). Payload problems are
     /// 4xx and never retried by the app; our trouble is 5xx so the app keeps the batch.
@@ -31,8 +49,9 @@ enum ReceiverOutcome {
             return .json(status: 200, #"{"database":"up"}"#)
         case .unhealthy:
             return .json(status: 503, #"{"database":"down"}"#, headers: [("Retry-After", "60")])
-        case .methodNotAllowed:
-            return .json(status: 405, Self.error("use POST to send a batch"), headers: [("Allow", "POST")])
+        case .methodNotAllowed(let allow):
+            let message = allow == ["POST"] ? "use POST to send a batch" : "use " + allow.joined(separator: ", ") + " on this path"
+            return .json(status: 405, Self.error(message), headers: [("Allow", allow.joined(separator: ", "))])
         case .unauthorized:
             return .json(status: 401, Self.error("missing or wrong credential"))
         case .forwardedWithoutTokens:
@@ -43,6 +62,23 @@ enum ReceiverOutcome {
             return .json(status: 415, Self.error("Content-Type must be application/json or text/csv, got \(type ?? "none")"))
         case .rejected(let error):
             return .json(status: 400, Self.error(error.message))
+        case .workoutAccepted(let uuid):
+            return .json(status: 202, #"{"status":"active","uuid":"# + JSONString.quoted(uuid) + "}")
+        case .wellnessAccepted(let items):
+            return .json(status: 202, #"{"items":\#(items),"status":"active"}"#)
+        case .connection(let connection):
+            return .json(status: 200, Self.connectionJSON(connection))
+        case .disconnected(let connection):
+            return .json(status: 200, Self.connectionJSON(connection.map { StrideeConnection(isActive: false, connectedAt: $0.connectedAt) }))
+        case .neverConnected:
+            return .json(status: 404, Self.error("never connected: PUT /v1/device/connections/apple connects"))
+        case .notConnected:
+            return .json(status: 409, Self.error("not connected: PUT /v1/device/connections/apple first (a relay push connects too)"))
+        case .wrongAccount:
+            return .json(status: 403, Self.error("the account in the path is not the credential's person"))
+        case .strideeRejected(let error):
+            // More items than a batch may hold is a size limit, like a body too large.
+            return .json(status: error.reason == .tooManyItems ? 413 : 400, Self.error(error.description))
         case .failed(let error):
             if let postgres = error as? PostgresError, postgres.isTimeout {
                 // A writer waited past its lock_timeout (55P03) or statement_timeout (57014):
@@ -58,5 +94,13 @@ enum ReceiverOutcome {
 
     static func error(_ message: String) -> String {
         "{\"error\":" + JSONString.quoted(message) + "}"
+    }
+
+    /// `{"provider":"apple","status":"active","connected_at":"…"}`; `connected_at` null and
+    /// status `disconnected` for a connection never made.
+    static func connectionJSON(_ connection: StrideeConnection?) -> String {
+        let status = connection?.isActive == true ? "active" : "disconnected"
+        let connectedAt = connection.map { JSONString.quoted($0.connectedAt) } ?? "null"
+        return #"{"provider":"apple","status":""# + status + #"","connected_at":"# + connectedAt + "}"
     }
 }

@@ -17,10 +17,13 @@ public struct TokenStore: Sendable {
         public var createdAt: Date
         public var lastUsedAt: Date?
         public var revokedAt: Date?
+        /// When it stops working; nil for a token that never expires.
+        public var expiresAt: Date?
     }
 
-    /// Mints a token for `person` and returns it; only its SHA-256 is stored.
-    public func create(person: String, label: String?) throws -> (token: String, id: Int64) {
+    /// Mints a token for `person` and returns it; only its SHA-256 is stored. With `expiresIn`
+    /// (seconds) it stops working that long from now (`token create --expires-in 1h`).
+    public func create(person: String, label: String?, expiresIn: Double? = nil) throws -> (token: String, id: Int64) {
         try PersonName.validate(person)
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator() // getrandom(2): fit for secrets
@@ -28,9 +31,10 @@ public struct TokenStore: Sendable {
         let token = "hw_" + Self.base64URL(bytes)
         let id: Int64 = try pool.withConnection { conn in
             try conn.query("""
-                INSERT INTO health_store.tokens (person, label, token_sha256) VALUES ($1, $2, $3)
+                INSERT INTO health_store.tokens (person, label, token_sha256, expires_at)
+                VALUES ($1, $2, $3, now() + make_interval(secs => $4::float8))
                 RETURNING token_id
-                """, [person, label, PostgresBytea(SHA256.hash(Array(token.utf8)))]).first!.decode(0)
+                """, [person, label, PostgresBytea(SHA256.hash(Array(token.utf8))), expiresIn]).first!.decode(0)
         }
         return (token, id)
     }
@@ -39,11 +43,12 @@ public struct TokenStore: Sendable {
     public func list() throws -> [Listing] {
         try pool.withConnection { conn in
             try conn.query("""
-                SELECT token_id, person, label, created_at, last_used_at, revoked_at
+                SELECT token_id, person, label, created_at, last_used_at, revoked_at, expires_at
                 FROM health_store.tokens ORDER BY created_at DESC, token_id DESC
                 """).map { row in
                 Listing(id: try row.decode(0), person: try row.decode(1), label: try row.decodeIfPresent(2),
-                        createdAt: try row.decode(3), lastUsedAt: try row.decodeIfPresent(4), revokedAt: try row.decodeIfPresent(5))
+                        createdAt: try row.decode(3), lastUsedAt: try row.decodeIfPresent(4), revokedAt: try row.decodeIfPresent(5),
+                        expiresAt: try row.decodeIfPresent(6))
             }
         }
     }
@@ -63,15 +68,15 @@ public struct TokenStore: Sendable {
         }
     }
 
-    /// The person a live token belongs to, or nil. Records when it was last used (at most
-    /// once a minute, to keep writes off the hot path).
+    /// The person a live token (not revoked, not expired) belongs to, or nil. Records when it
+    /// was last used (at most once a minute, to keep writes off the hot path).
     public func person(forToken token: String) throws -> String? {
         let digest = PostgresBytea(SHA256.hash(Array(token.utf8)))
         return try pool.withConnection { conn in
             try conn.query("""
                 WITH hit AS (
                   SELECT person, token_id, last_used_at FROM health_store.tokens
-                  WHERE token_sha256 = $1 AND revoked_at IS NULL
+                  WHERE token_sha256 = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
                 ), touched AS (
                   UPDATE health_store.tokens t SET last_used_at = now()
                   FROM hit WHERE t.person = hit.person AND t.token_id = hit.token_id

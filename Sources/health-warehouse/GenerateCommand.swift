@@ -9,6 +9,7 @@ struct GenerateCommand: Command {
     static let help = """
         usage: health-warehouse generate --days N [--start YYYY-MM-DD] [--format json|csv]
                                          [--out DIR] [--seed S] [--coalesce PERCENT]
+                                         [--stridee-out DIR]
 
         Writes realistic healthd v1 bodies, one file per body, for trying the views, Grafana
         and `ingest`: an iPhone and an Apple Watch writing overlapping steps, distance and
@@ -33,6 +34,13 @@ struct GenerateCommand: Command {
                             Health does with older history: 14 days later the phone's step
                             and distance samples of such a day arrive again as a few
                             combined samples with new uuids (docs/views.md, "Coalescing")
+          --stridee-out DIR also write the same person's Stridee bodies there (docs/stridee.md):
+                            DATE-workout-UUID.json (healthkit.v1: each watch workout, its
+                            heart rate and, outdoors, a GPS route; the same uuid as its healthd
+                            sample, so the two are one workout) and DATE-wellness.json
+                            (healthkit.wellness.v1: HealthKit's daily totals, sleep, HRV…).
+                            POST them to /v1/accounts/PERSON/apple/workouts or …/wellness;
+                            `ingest` does not read them
 
         Prints what it wrote on stderr.
         """
@@ -43,10 +51,11 @@ struct GenerateCommand: Command {
     var out: String
     var seed: UInt64
     var coalescePercent: Int
+    var strideeOut: String?
 
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: [],
-                                         options: ["days", "start", "format", "out", "seed", "coalesce"])
+                                         options: ["days", "start", "format", "out", "seed", "coalesce", "stridee-out"])
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "generate takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
         }
@@ -76,6 +85,8 @@ struct GenerateCommand: Command {
         }
         self.seed = seed
         coalescePercent = try parsed.integer("coalesce", default: 0, range: 0...100, command: Self.name)
+        strideeOut = parsed.value("stridee-out")
+        guard strideeOut?.isEmpty != true else { throw UsageError(message: "--stridee-out must name a folder", command: Self.name) }
     }
 
     func run() throws -> Int32 {
@@ -85,18 +96,51 @@ struct GenerateCommand: Command {
         } catch {
             throw CommandFailure(message: "cannot create \(out): \(error.localizedDescription)", hint: "choose another folder with --out DIR")
         }
+        let stridee = try strideeOut.map { try StrideeFiles(folder: $0, seed: seed) }
         let generator = DemoGenerator(DemoGenerator.Options(start: start, days: days, format: format, seed: seed,
-                                                                 coalescedShare: Double(coalescePercent) / 100))
-        let summary = try generator.generate { body in
-            let path = folder.appendingPathComponent(body.fileName).path
-            guard FileManager.default.createFile(atPath: path, contents: Data(body.bytes)) else {
-                throw CommandFailure(message: "cannot write \(path): \(String(cString: strerror(errno)))",
-                                     hint: "check that the folder is writable and the disk has room")
-            }
-        }
+                                                            coalescedShare: Double(coalescePercent) / 100))
+        let summary = try generator.generate({ body in
+            try Self.write(body.bytes, to: folder.appendingPathComponent(body.fileName).path)
+        }, day: { date, samples in try stridee?.write(date, samples) })
         let last = start.adding(days: days - 1)
         printError("wrote \(summary.bodies) \(format.rawValue) files, \(summary.samples) samples (\(summary.runs) export runs, "
             + "\(summary.resent) samples resent by manual exports, \(summary.combined) combined samples of coalesced days), days \(start) to \(last), seed \(seed), into \(out)")
+        if let stridee, let strideeOut {
+            printError("wrote \(stridee.workouts.count) Stridee workout and \(stridee.wellness.count) wellness bodies into \(strideeOut)")
+        }
         return 0
+    }
+
+    static func write(_ bytes: [UInt8], to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            throw CommandFailure(message: "cannot write \(path): \(String(cString: strerror(errno)))",
+                                 hint: "check that the folder is writable and the disk has room")
+        }
+    }
+
+    /// The Stridee bodies of `--stridee-out`, written day by day as the simulation goes.
+    final class StrideeFiles {
+        let folder: URL
+        let demo: StrideeDemo
+        private(set) var workouts: [String] = []
+        private(set) var wellness: [String] = []
+
+        init(folder path: String, seed: UInt64) throws {
+            folder = URL(fileURLWithPath: path)
+            demo = StrideeDemo(seed: seed)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw CommandFailure(message: "cannot create \(path): \(error.localizedDescription)",
+                                     hint: "choose another folder with --stridee-out DIR")
+            }
+        }
+
+        func write(_ date: CivilDate, _ samples: [DemoSample]) throws {
+            for body in demo.bodies(for: date, samples: samples) {
+                try GenerateCommand.write(body.bytes, to: folder.appendingPathComponent(body.fileName).path)
+                if body.endpoint == .workouts { workouts.append(body.fileName) } else { wellness.append(body.fileName) }
+            }
+        }
     }
 }

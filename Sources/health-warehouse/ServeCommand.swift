@@ -17,12 +17,18 @@ struct ServeCommand: Command {
         gives the caller's counts. Runs pending migrations first. Stops cleanly on SIGTERM or
         SIGINT: stops accepting, finishes batches in flight, exits 0.
 
+        The Stridee paths are matched first (docs/stridee.md): POST /v1/device/apple/workouts
+        and /v1/device/apple/wellness, their relay twins /v1/accounts/PERSON/apple/…, and
+        PUT/GET/DELETE /v1/device/connections/apple, with Authorization: Bearer always and
+        their own body limits (30 MiB a workout, 10 MiB and 2,000 items a wellness batch).
+
           --listen HOST:PORT     address to listen on (default 127.0.0.1:8080; 0.0.0.0:8080
                                  or [::]:8080 to accept the phone from the network)
           --auth-header NAME     header carrying the credential (default Authorization, whose
                                  value must be `Bearer <token>`; with another name the whole
                                  value is the token)
-          --max-body SIZE        largest body accepted, e.g. 4MiB (default); larger gets 413
+          --max-body SIZE        largest healthd body accepted, e.g. 4MiB (default); larger
+                                 gets 413 (the Stridee paths keep their own limits)
           --pool-size N          database connections (default 8)
           --connection-limit N   HTTP connections at once (default 64)
           --per-address-limit N  HTTP connections at once from one client address (default

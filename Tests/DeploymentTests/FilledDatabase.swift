@@ -41,6 +41,17 @@ final class FilledDatabase: @unchecked Sendable {
             }
             try store.store(batches, person: demo.person, origin: .http, bodySHA256: SHA256.hash(body.bytes))
         }
+        // The Stridee bodies through their decoders and store, as relay pushes (which connect).
+        let stridee = StrideeStore(pool: pool)
+        for body in demo.strideeBodies {
+            switch body.endpoint {
+            case .workouts:
+                _ = try stridee.storeWorkout(try StrideeDecoder.decodeWorkout(body.bytes), person: demo.person, connect: true,
+                                             bodySHA256: SHA256.hash(body.bytes))
+            case .wellness:
+                _ = try stridee.storeWellness(try StrideeDecoder.decodeWellness(body.bytes), person: demo.person, connect: true)
+            }
+        }
         // A second person with ten days of phone steps and no time zone: every query must keep
         // the two apart.
         var alex = SeededRandom(seed: 99)

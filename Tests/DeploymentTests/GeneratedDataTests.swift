@@ -11,6 +11,8 @@ struct GeneratedDataTests {
     final class Generated: @unchecked Sendable {
         let database: TestDatabase
         let reader: String
+        /// The Stridee bodies `generate --stridee-out` wrote, by file name, as pushed.
+        private(set) var strideeBodies: [String: [UInt8]] = [:]
         static let login = "gen_reader_\(getpid())"
 
         private static let shared: Result<Generated, any Error> = Result { try Generated() }
@@ -19,13 +21,42 @@ struct GeneratedDataTests {
         private init() throws {
             database = try TestPostgres.withDatabase(label: "generated") { $0 }
             let folder = NSTemporaryDirectory() + "hw-generated-\(getpid())"
-            defer { try? FileManager.default.removeItem(atPath: folder) }
-            let generate = try CLIProcess.run(["generate", "--days", "30", "--out", folder, "--seed", "7"])
+            let strideeFolder = folder + "-stridee"
+            defer {
+                try? FileManager.default.removeItem(atPath: folder)
+                try? FileManager.default.removeItem(atPath: strideeFolder)
+            }
+            let generate = try CLIProcess.run(["generate", "--days", "30", "--out", folder, "--seed", "7", "--stridee-out", strideeFolder])
             guard generate.status == 0 else { throw DeploymentTestError("generate: \(generate.stderr)") }
             let ingest = try CLIProcess.run(["ingest", "--person", "me", "--database-url", database.connectionString, folder])
             guard ingest.status == 0 else { throw DeploymentTestError("ingest: \(ingest.stderr)") }
+            strideeBodies = try Self.push(strideeFolder, to: database)
             try FilledDatabase.runReaderLoginScript(on: database, login: Self.login, password: "pw")
             reader = Libpq.with(database.connectionString, user: Self.login, password: "pw")
+        }
+
+        /// Pushes every Stridee body of `folder` to a real `serve` on the relay paths of person
+        /// `me` (the push connects them), as an app's backend would; returns them by name.
+        static func push(_ folder: String, to database: TestDatabase) throws -> [String: [UInt8]] {
+            let mint = try CLIProcess.run(["token", "create", "--person", "me", "--database-url", database.connectionString])
+            guard mint.status == 0 else { throw DeploymentTestError("token create: \(mint.stderr)") }
+            let token = mint.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let (serve, port) = try CLIProcess.startServe(["--database-url", database.connectionString])
+            defer {
+                serve.signal(SIGTERM)
+                _ = serve.wait()
+            }
+            var bodies: [String: [UInt8]] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder).sorted() {
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+                let endpoint = name.contains("-workout-") ? "workouts" : "wellness"
+                let answer = try HTTPTestClient.request(port: port, method: "POST", path: "/v1/accounts/me/apple/\(endpoint)",
+                                                        headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
+                                                        body: bytes, timeout: 60)
+                guard answer.status == 202 else { throw DeploymentTestError("\(name): \(answer.status) \(answer.bodyText)") }
+                bodies[name] = bytes
+            }
+            return bodies
         }
     }
 
@@ -49,8 +80,9 @@ struct GeneratedDataTests {
         let generated = try Generated.get()
         let connection = try PostgresConnection(connectionString: generated.reader)
         defer { connection.close() }
-        let now = Date()
-        let rows = try connection.query(try GrafanaTests.expand(query.sql, person: "me", from: now.addingTimeInterval(-40 * 86_400), to: now))
+        let now = Date(), from = now.addingTimeInterval(-40 * 86_400)
+        let workout = try GrafanaTests.defaultWorkout(connection, person: "me", from: from, to: now)
+        let rows = try connection.query(try GrafanaTests.expand(query.sql, person: "me", from: from, to: now, workout: workout))
         let optional = ["Incomplete export runs: details", "Quarantined samples by reason", "Unknown types: details"]
         if !optional.contains(query.panel) {
             #expect(!rows.isEmpty, "\(query.panel) answered no rows over a month of demo data")

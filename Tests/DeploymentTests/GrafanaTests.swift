@@ -174,14 +174,17 @@ struct GrafanaTests {
 
     /// Grafana's expansion (pkg/tsdb/grafana-postgresql-datasource/macros.go): UTC instants in
     /// RFC 3339 with nanoseconds trimmed; ${person:sqlstring} quotes and doubles quotes.
-    static func expand(_ sql: String, person: String, from: Date, to: Date) throws -> String {
+    /// `workout` is the value of the dashboard's workout variable (`defaultWorkout`).
+    static func expand(_ sql: String, person: String, from: Date, to: Date, workout: String = "") throws -> String {
         func rfc3339(_ date: Date) -> String {
             let seconds = date.timeIntervalSince1970.rounded(.down)
             let millis = Int(((date.timeIntervalSince1970 - seconds) * 1000).rounded(.down))
             let base = FilledDatabase.utcStamp(Date(timeIntervalSince1970: seconds)).dropLast(5)  // …:SS
             return millis == 0 ? base + "Z" : base + String(format: ".%03d", millis).replacingOccurrences(of: #"0+$"#, with: "", options: .regularExpression) + "Z"
         }
-        var out = sql.replacingOccurrences(of: "${person:sqlstring}", with: "'" + person.replacingOccurrences(of: "'", with: "''") + "'")
+        func quoted(_ value: String) -> String { "'" + value.replacingOccurrences(of: "'", with: "''") + "'" }
+        var out = sql.replacingOccurrences(of: "${person:sqlstring}", with: quoted(person))
+            .replacingOccurrences(of: "${workout:sqlstring}", with: quoted(workout))
         let filter = try NSRegularExpression(pattern: #"\$__timeFilter\(([^)]*)\)"#)
         out = filter.stringByReplacingMatches(in: out, range: NSRange(out.startIndex..., in: out),
                                               withTemplate: "$1 BETWEEN '\(rfc3339(from))' AND '\(rfc3339(to))'")
@@ -198,9 +201,11 @@ struct GrafanaTests {
     func queryRuns(query: Query) throws {
         let db = try FilledDatabase.get()
         let now = Date()
-        let sql = try Self.expand(query.sql, person: db.demo.person, from: now.addingTimeInterval(-30 * 86_400 + 0.123), to: now)
+        let from = now.addingTimeInterval(-30 * 86_400 + 0.123)
         let connection = try db.connectAsReader()
         defer { connection.close() }
+        let workout = try Self.defaultWorkout(connection, person: db.demo.person, from: from, to: now)
+        let sql = try Self.expand(query.sql, person: db.demo.person, from: from, to: now, workout: workout)
         let rows = try connection.query(sql)
         #expect(!rows.isEmpty, "\(query.panel) answered no rows")
         if query.format == "time_series" {
@@ -210,6 +215,19 @@ struct GrafanaTests {
             #expect(times.allSatisfy { $0.count >= 10 && $0 >= "2000" }, "\(query.panel): a timestamp in the time column")
             #expect(rows.columns.count >= 2)
         }
+    }
+
+    /// The dashboard's variable named `name`.
+    static func variable(_ name: String) throws -> [String: Any] {
+        let list = (try dashboard()["templating"] as? [String: Any])?["list"] as? [[String: Any]] ?? []
+        guard let found = list.first(where: { $0["name"] as? String == name }) else { throw DeploymentTestError("no variable \(name)") }
+        return found
+    }
+
+    /// What Grafana selects in the workout variable when the dashboard opens: its first option.
+    static func defaultWorkout(_ connection: PostgresConnection, person: String, from: Date, to: Date) throws -> String {
+        let sql = try expand(try variable("workout")["query"] as? String ?? "", person: person, from: from, to: to)
+        return try connection.query(sql).first?["__value"] ?? ""
     }
 
     @Test("the person variable lists every person, and each query keeps to the one chosen")

@@ -36,6 +36,10 @@ struct HealthHistory {
     private(set) var days: [String] = []
     /// Bodies in the order they arrive.
     private(set) var bodies: [Body] = []
+    /// The same person's Stridee bodies (DemoData's `StrideeDemo`): each watch workout with its
+    /// heart rate and, for runs and rides, a GPS route; each day's HealthKit totals, sleep and
+    /// vitals. Pushed after the healthd bodies, so each workout becomes `both`.
+    private(set) var strideeBodies: [StrideeDemo.Body] = []
 
     // What the views must say.
     /// Per local day, each source's step total.
@@ -89,6 +93,7 @@ struct HealthHistory {
                 }
             }
             daySamples.append(samples)
+            strideeBodies += StrideeDemo(seed: 7).bodies(for: CivilDate(days[index])!, samples: samples)
         }
         unknownSamples = daySamples.suffix(5).joined().filter { $0.type.identifier == Self.unknownType }.count
         workoutCount = daySamples.joined().filter { $0.type.kind == "workout" }.count

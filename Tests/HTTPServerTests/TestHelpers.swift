@@ -138,13 +138,3 @@ func binaryBytes(count: Int, seed: UInt64 = 0x9E3779B97F4A7C15) -> [UInt8] {
         return UInt8(truncatingIfNeeded: state >> 56)
     }
 }
-
-/// Encodes `chunks` as an HTTP/1.1 chunked body, with the final zero chunk.
-func chunkedBody(_ chunks: [[UInt8]]) -> [UInt8] {
-    var bytes: [UInt8] = []
-    for chunk in chunks {
-        bytes += Array((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + [13, 10]
-    }
-    bytes += Array("0\r\n\r\n".utf8)
-    return bytes
-}

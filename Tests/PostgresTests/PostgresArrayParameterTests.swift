@@ -120,4 +120,28 @@ struct PostgresArrayParameterTests {
             #expect(try row.decode(4, as: Double.self) == altitudes.compactMap { $0 }.reduce(0, +))
         }
     }
+
+    @Test("text[], json[] and bool[] arrive element by element, NULLs and empty strings kept apart, json as its exact text")
+    func variableLength() throws {
+        try TestPostgres.withDatabase { db in
+            let connection = try db.connect()
+            let text = try #require(connection.query("""
+                SELECT cardinality($1::text[]), $1[1], $1[2] IS NULL, $1[3] = '', $1[4]
+                """, [PostgresArrayParameter.text(["Zoë \"x\"", nil, "", "a,b{c}"])]).first)
+            #expect(text[0] == "4" && text[1] == "Zoë \"x\"" && text[2] == "t" && text[3] == "t" && text[4] == "a,b{c}")
+            let json = try #require(connection.query("SELECT $1[1]::text, ($1[2]->>'k'), cardinality($1)",
+                                                     [PostgresArrayParameter.json([#"{"b": 1,  "a":2}"#, #"{"k":"v"}"#])]).first)
+            #expect(json[0] == #"{"b": 1,  "a":2}"#, "json keeps the text as sent")
+            #expect(json[1] == "v" && json[2] == "2")
+            #expect(throws: PostgresError.self, "the server checks each element is JSON") {
+                try connection.query("SELECT $1", [PostgresArrayParameter.json(["{not json"])])
+            }
+            #expect(try connection.query("SELECT array_to_string($1, ',')", [PostgresArrayParameter.bool([true, false, true])]).first?[0]
+                    == "t,f,t")
+            let stamps = try #require(connection.query("SELECT $1[1] = 'epoch'::timestamptz, $1[2] IS NULL, cardinality($1)",
+                                                       [PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: [0, nil] as [Int64?])]).first)
+            #expect(stamps[0] == "t" && stamps[1] == "t" && stamps[2] == "2")
+            #expect(try connection.query("SELECT cardinality($1)", [PostgresArrayParameter.text([])]).first?[0] == "0")
+        }
+    }
 }

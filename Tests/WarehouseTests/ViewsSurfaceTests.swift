@@ -359,7 +359,7 @@ struct ViewsSurfaceTests {
             let role = "reader_" + db.name
             try admin.query("CREATE ROLE \(role) LOGIN PASSWORD 'reader-test'")
             try admin.query("GRANT health_reader TO \(role)")
-            let reader = try PostgresConnection(connectionString: Self.connectionString(db.connectionString, user: role, password: "reader-test"))
+            let reader = try PostgresConnection(connectionString: db.connectionString(user: role, password: "reader-test"))
             defer { reader.close(); _ = try? admin.query("DROP ROLE IF EXISTS \(role)") }
 
             for view in Self.views {
@@ -395,11 +395,5 @@ struct ViewsSurfaceTests {
                 #expect(error?.sqlState == "42501", "\(sql)")
             }
         }
-    }
-
-    /// The same server as the test database, as another user.
-    static func connectionString(_ base: String, user: String, password: String) -> String {
-        guard let info = try? PostgresConnectionInfo(parsing: base) else { return base }
-        return info.setting("user", to: user).setting("password", to: password).connectionString
     }
 }

@@ -4,6 +4,8 @@
 --
 -- Routes and streams are stored one row per workout with the points as arrays
 -- (health_store.workout_routes, health_store.workout_streams); these views unnest them.
+-- Wellness items are kept as json, the exact text sent (0025_stridee_storage.sql says why):
+-- the views read them with json's operators.
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
@@ -72,7 +74,7 @@ COMMENT ON COLUMN health.workout_streams.unit IS 'count/min (heart rate), W (run
 -- health.wellness
 CREATE OR REPLACE VIEW health.wellness AS
 SELECT w.person, w.kind, w.calendar_date, w.start_at, w.end_at, w.tz_offset_s, w.is_final, w.item_id,
-       w.item - ARRAY['kind', 'calendarDate', 'startTime', 'endTime', 'tzOffsetSeconds', 'final', 'id'] AS fields,
+       w.item::jsonb - ARRAY['kind', 'calendarDate', 'startTime', 'endTime', 'tzOffsetSeconds', 'final', 'id'] AS fields,
        w.first_received_at, w.last_received_at
 FROM health_store.wellness_items w;
 
@@ -97,14 +99,14 @@ SELECT w.person, w.kind, w.calendar_date, w.start_at, w.start_at AS measured_at,
        (w.item->>m.field)::double precision AS value, m.unit, w.is_final
 FROM health_store.wellness_items w
 JOIN health_store.wellness_metrics m ON m.kind = w.kind AND NOT m.from_samples
-WHERE jsonb_typeof(w.item->m.field) = 'number'
+WHERE json_typeof(w.item->m.field) = 'number'
 UNION ALL
 SELECT w.person, w.kind, w.calendar_date, w.start_at, (e.value->>'t')::timestamptz, m.metric,
        (e.value->>'v')::double precision, m.unit, w.is_final
 FROM health_store.wellness_items w
 JOIN health_store.wellness_metrics m ON m.kind = w.kind AND m.from_samples
-CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(w.item->m.field) = 'array'
-                                             THEN w.item->m.field ELSE '[]'::jsonb END) AS e;
+CROSS JOIN LATERAL json_array_elements(CASE WHEN json_typeof(w.item->m.field) = 'array'
+                                            THEN w.item->m.field ELSE '[]'::json END) AS e;
 
 COMMENT ON VIEW health.wellness_values IS
   'Every number in the wellness items, one row each: a kind''s own fields (measured_at = start_at) and each entry of a samples list (measured_at = its t). Metric names state their unit. HRV is SDNN (hrv_sdnn_ms), never RMSSD.';
@@ -133,7 +135,7 @@ WITH stages AS (
   LEFT JOIN LATERAL (
     SELECT e.value->>'stage' AS stage,
            extract(epoch FROM (e.value->>'end')::timestamptz - (e.value->>'start')::timestamptz)::double precision / 60 AS minutes
-    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(w.item->'stages') = 'array' THEN w.item->'stages' ELSE '[]'::jsonb END) AS e
+    FROM json_array_elements(CASE WHEN json_typeof(w.item->'stages') = 'array' THEN w.item->'stages' ELSE '[]'::json END) AS e
   ) x ON true
   WHERE w.kind = 'sleep'
   GROUP BY w.person, w.calendar_date, w.start_at, w.end_at, w.is_final
@@ -176,7 +178,7 @@ SELECT d.person, d.calendar_date AS day, m.metric, t.value AS warehouse_value,
 FROM daily d
 JOIN health_store.wellness_metrics m
   ON m.kind = 'daily' AND m.metric IN ('steps', 'distance_m', 'active_energy_kcal', 'basal_energy_kcal', 'flights_climbed', 'exercise_min')
- AND jsonb_typeof(d.item->m.field) = 'number'
+ AND json_typeof(d.item->m.field) = 'number'
 JOIN health_store.rollup_day_type t
   ON t.person = d.person AND t.day = d.calendar_date AND t.metric = m.metric AND t.per_source_winner;
 

@@ -1,0 +1,80 @@
+import HealthPayload
+import HTTPServer
+import Postgres
+import Warehouse
+
+/// The Stridee endpoints (CONTRACT.md §4): the same credential rules and the same outcome
+/// mapping as healthd's batches, with `Authorization: Bearer` always.
+extension Receiver {
+    /// What the head of a request on a Stridee path leads to: `405`, `401`, `403` (a relay
+    /// path naming another person), the connection for a `GET`, `409` for a device push of a
+    /// person not connected (before a byte of its body is read), or reading its body.
+    func decideStridee(_ head: HTTPRequestHead, route: StrideeRoute, method: String,
+                       person: inout String?) throws -> HeadOutcome {
+        guard route.allowedMethods.contains(method) else { return .answer(.methodNotAllowed(allow: route.allowedMethods)) }
+        let who: String
+        switch try authenticate(head.headers, bearer: true) {
+        case .missingOrWrong: return .answer(.unauthorized)
+        case .forwardedWithoutTokens: return .answer(.forwardedWithoutTokens)
+        case .person(let found): who = found
+        }
+        person = who
+        if let account = route.account, account != who { return .answer(.wrongAccount) }
+        switch route.endpoint {
+        case .connection:
+            if method == "GET" {
+                return .answer(try stridee.connection(person: who).map { .connection($0) } ?? .neverConnected)
+            }
+        case .workouts, .wellness:
+            // The store checks again under the person lock; this spares reading a body that
+            // would be refused anyway.
+            if route.account == nil, try stridee.connection(person: who)?.isActive != true {
+                return .answer(.notConnected)
+            }
+        }
+        return .readStrideeBody(person: who, route: route, method: method)
+    }
+
+    /// Decodes and stores a Stridee body for `person`, or connects or disconnects them.
+    func receiveStridee(_ body: [UInt8], person: String, route: StrideeRoute, method: String,
+                        timing: inout PhaseTiming) -> ReceiverOutcome {
+        // A relay push is the person's backend sending their data: that is the consent.
+        let connect = route.account != nil
+        do {
+            switch route.endpoint {
+            case .workouts:
+                let decoded = timing.measure(\.decodeMilliseconds) {
+                    Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWorkout(body) }
+                }
+                let workout: StrideeWorkout
+                switch decoded {
+                case .success(let value): workout = value
+                case .failure(let error): return .strideeRejected(error)
+                }
+                let result = try timing.measure(\.storeMilliseconds) {
+                    try stridee.storeWorkout(workout, person: person, connect: connect, bodySHA256: SHA256.hash(body))
+                }
+                return result == .notConnected ? .notConnected : .workoutAccepted(uuid: workout.uuid)
+            case .wellness:
+                let decoded = timing.measure(\.decodeMilliseconds) {
+                    Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWellness(body) }
+                }
+                let items: [WellnessItem]
+                switch decoded {
+                case .success(let value): items = value
+                case .failure(let error): return .strideeRejected(error)
+                }
+                let result = try timing.measure(\.storeMilliseconds) {
+                    try stridee.storeWellness(items, person: person, connect: connect)
+                }
+                return result == .notConnected ? .notConnected : .wellnessAccepted(items: items.count)
+            case .connection:
+                let active = method == "PUT"
+                let connection = try timing.measure(\.storeMilliseconds) { try stridee.setConnection(person: person, active: active) }
+                return active ? .connection(connection!) : .disconnected(connection)
+            }
+        } catch {
+            return .failed(error)
+        }
+    }
+}
