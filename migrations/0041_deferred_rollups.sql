@@ -12,6 +12,10 @@ CREATE TABLE health_store.deferred_rollups (
   added    health_store.added_samples[]
 );
 CREATE INDEX deferred_rollups_xact ON health_store.deferred_rollups (xact);
+-- Rows hold a batch's added samples (tens of kB) for a moment: never worth compressing.
+ALTER TABLE health_store.deferred_rollups ALTER COLUMN added SET STORAGE EXTERNAL,
+  ALTER COLUMN days SET STORAGE EXTERNAL, ALTER COLUMN types SET STORAGE EXTERNAL,
+  ALTER COLUMN sources SET STORAGE EXTERNAL;
 
 COMMENT ON TABLE health_store.deferred_rollups IS
   'Rollup refreshes queued by a transaction that stores several batches (health_warehouse.defer_rollups on), done once at its commit; empty outside such a transaction.';

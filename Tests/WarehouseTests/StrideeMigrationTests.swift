@@ -27,7 +27,7 @@ struct StrideeMigrationTests {
             let before = try c.query("SELECT kind, item::text FROM health_store.wellness_items ORDER BY kind").map { [$0[0], $0[1]] }
 
             let applied = try Migrator().migrate(c)
-            #expect(applied.compactMap(\.version) == [25])
+            #expect(applied.compactMap(\.version) == Migrator().versioned.compactMap(\.version).filter { $0 > 24 })
             let after = try c.query("SELECT kind, item::jsonb::text, pg_typeof(item)::text FROM health_store.wellness_items ORDER BY kind")
             #expect(after.map { [$0[0], $0[1]] } == before, "the same items, now json")
             #expect(after.allSatisfy { $0[2] == "json" })
