@@ -50,21 +50,20 @@ func runReceiverBenchmark(_ arguments: [String], durability: ClusterDurability) 
     let cluster = try TestCluster(durability: durability)
     defer { cluster.destroy() }
 
+    // One client's sides back to back, so they meet the same machine; then the curve.
     var bare: [Int: Timings] = [:], http: [Int: ServeRun.Outcome] = [:]
+    var directTimings: Timings?, nodeOutcome: NodeReceiver.Outcome?, nodeSkipped: String? = "skipped (--skip-node)"
     for n in clients {
         say("\(n) client(s): bare upsert …")
         bare[n] = try BareUpsert.run(bodies, clients: n, cluster: cluster)
+        if n == 1 && direct { directTimings = try storeWithoutHTTP(bodies, cluster: cluster) }
         say("\(n) client(s): serve …")
         http[n] = try ServeRun.run(bodies, clients: n, cluster: cluster)
-    }
-    let directTimings = direct ? try storeWithoutHTTP(bodies, cluster: cluster) : nil
-    var nodeOutcome: NodeReceiver.Outcome?, nodeSkipped: String?
-    if node {
-        say("Node receiver …")
-        try checkpoint(cluster)
-        (nodeOutcome, nodeSkipped) = try NodeReceiver.run(bodies)
-    } else {
-        nodeSkipped = "skipped (--skip-node)"
+        if n == 1 && node {
+            say("Node receiver …")
+            try checkpoint(cluster)
+            (nodeOutcome, nodeSkipped) = try NodeReceiver.run(bodies)
+        }
     }
 
     let one = http[1]!, bareOne = bare[1]!
@@ -78,6 +77,7 @@ func runReceiverBenchmark(_ arguments: [String], durability: ClusterDurability) 
     if let directTimings { lines.append("  write path without HTTP (BatchStore):     \(directTimings.summary)") }
     lines += [
         "  HTTP through `serve`:                     \(one.timings.summary)",
+        "    in serve: \(one.phases.summary)",
         "  HTTP / bare upsert, samples/s:  \(ratio(one.timings.samplesPerSecond, bareOne.samplesPerSecond))  (goal ≥ 0.80×)",
         "  HTTP p99 / bare upsert p99:     \(ratio(one.timings.percentile(0.99), bareOne.percentile(0.99)))  (goal ≤ 1.25×)",
         "  serve peak RSS (VmHWM):         \(mib(one.peakKiB))  (goal ≤ 64 MiB)",
@@ -153,5 +153,8 @@ func storeWithoutHTTP(_ bodies: ReceiverBodies, cluster: TestCluster) throws -> 
     return timings
 }
 
-/// Progress on stderr; figures go to stdout.
-func say(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+/// Progress on stderr; figures go to stdout, flushed first so a log keeps the order.
+func say(_ text: String) {
+    fflush(nil)
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

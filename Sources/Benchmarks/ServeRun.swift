@@ -13,6 +13,33 @@ enum ServeRun {
         var peakKiB: Int
         /// Rows `verify_rollups` reported over every person: 0 when the rollups are right.
         var rollupDifferences: Int
+        /// serve's own split of each stored batch, from its `http.request` log lines.
+        var phases: LoggedPhases
+    }
+
+    /// Per-batch times `serve` logs for each `200` batch (`decode_ms`, `db_ms`, `ms`).
+    struct LoggedPhases {
+        var decode = Timings(), database = Timings(), request = Timings()
+
+        /// Reads the `http.request … status=200` lines of a serve log.
+        init(log: String) {
+            for line in log.split(separator: "\n") where line.contains(" http.request ") && line.contains(" status=200 ") {
+                func field(_ name: String) -> Double? {
+                    guard let range = line.range(of: " \(name)=") else { return nil }
+                    return Double(line[range.upperBound...].prefix { $0 == "." || $0.isNumber })
+                }
+                guard let decode = field("decode_ms"), let database = field("db_ms"), let request = field("ms") else { continue }
+                self.decode.milliseconds.append(decode)
+                self.database.milliseconds.append(database)
+                self.request.milliseconds.append(request)
+            }
+        }
+
+        /// `decode 1.2 ms, db 57.0 ms, whole request 60.1 ms (p50 of serve's log)`
+        var summary: String {
+            String(format: "decode %.1f ms, db %.1f ms, whole request in serve %.1f ms (p50s of serve's log over %d batches)",
+                   decode.percentile(0.5), database.percentile(0.5), request.percentile(0.5), request.milliseconds.count)
+        }
     }
 
     /// Runs `clients` clients against one `serve` over a fresh database; checks every answer,
@@ -24,9 +51,12 @@ enum ServeRun {
         let tokens = try (0..<clients).map { try TokenStore(pool: pool).create(person: "client\($0 + 1)", label: "bench").token }
         pool.close()
         let (serve, port) = try CLIProcess.startServe(["--database-url", database.connectionString])
+        var log: String?
         defer {
-            serve.signal(SIGTERM)
-            _ = serve.wait()
+            if log == nil {
+                serve.signal(SIGTERM)
+                _ = serve.wait()
+            }
         }
         try checkpoint(cluster)
         let (parts, seconds) = try onThreads(clients) { k in
@@ -37,6 +67,8 @@ enum ServeRun {
             }
         }
         let peak = peakResidentKiB(of: serve.pid)
+        serve.signal(SIGTERM)
+        log = serve.wait().stderr
         var differences = 0
         for k in 0..<clients {
             let person = "client\(k + 1)"
@@ -46,7 +78,8 @@ enum ServeRun {
             }
             differences += try database.scalar("SELECT count(*) FROM health_store.verify_rollups($1)", [person], as: Int.self) ?? 0
         }
-        return Outcome(timings: .merged(parts, seconds: seconds), peakKiB: peak, rollupDifferences: differences)
+        return Outcome(timings: .merged(parts, seconds: seconds), peakKiB: peak, rollupDifferences: differences,
+                       phases: LoggedPhases(log: log ?? ""))
     }
 }
 

@@ -13,8 +13,6 @@ let usage = """
       stridee   decoding Stridee workout and wellness bodies vs JSONSerialization of the same bytes
       --durability  default: PostgreSQL's own settings (fsync on), what a user runs; fast: fsync off
     """
-// Line-buffered stdout, so figures and the progress lines on stderr keep their order in a log.
-setvbuf(stdout, nil, _IOLBF, 0)
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let section = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))
