@@ -21,24 +21,15 @@ func runIngestBenchmark(_ arguments: [String], durability: ClusterDurability) th
     var manualExportDays = 0
     var withoutRefresh = false
     var functionTimes = false
-    var index = 0
-    while index < arguments.count {
-        let argument = arguments[index]
-        index += 1
-        func value() throws -> String {
-            guard index < arguments.count else { throw BenchmarkError.usage("\(argument) needs a value") }
-            index += 1
-            return arguments[index - 1]
-        }
-        switch argument {
-        case "--days":
-            guard let n = Int(try value()), n > 0 else { throw BenchmarkError.usage("--days must be a positive whole number") }
-            days = n
+    var options = OptionReader(arguments, usage: "usage: health-warehouse-bench ingest [--days N (1150)] [--format json|csv] [--runs N (2)] [--full-batches] [--without-refresh] [--function-times] [--keep DIR] [--durability default|fast]")
+    while let option = options.next() {
+        switch option {
+        case "--days": days = try options.number()
         case "--format":
-            guard let f = PayloadFormat(rawValue: try value()) else { throw BenchmarkError.usage("--format must be json or csv") }
+            guard let f = PayloadFormat(rawValue: try options.value()) else { throw options.failure("--format must be json or csv") }
             format = f
         case "--keep":
-            keep = try value()
+            keep = try options.value()
         case "--full-batches":
             // Manual 30-day exports: 1000-sample batches instead of the schedule's few hundred.
             manualExportDays = 30
@@ -49,11 +40,9 @@ func runIngestBenchmark(_ arguments: [String], durability: ClusterDurability) th
         case "--function-times":
             // Server time per SQL function (track_functions) of each run's ingest.
             functionTimes = true
-        case "--runs":
-            guard let n = Int(try value()), n > 0 else { throw BenchmarkError.usage("--runs must be a positive whole number") }
-            runs = n
+        case "--runs": runs = try options.number()
         default:
-            throw BenchmarkError.usage("usage: health-warehouse-bench ingest [--days N (1150)] [--format json|csv] [--runs N (2)] [--full-batches] [--without-refresh] [--function-times] [--keep DIR] [--durability default|fast]")
+            throw options.failure("unknown option \(option)")
         }
     }
     func now() -> Double { monotonicSeconds() }

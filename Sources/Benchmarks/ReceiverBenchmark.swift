@@ -16,29 +16,21 @@ import Warehouse
 /// clients at once, each a person of its own, for serve and for the bare upsert.
 func runReceiverBenchmark(_ arguments: [String], durability: ClusterDurability) throws {
     var batches = 200, format = PayloadFormat.json, clients = [1, 2, 4], node = true, direct = true
-    var index = 0
-    func value() throws -> String {
-        index += 1
-        guard index < arguments.count else { throw BenchmarkError.usage("\(arguments[index - 1]) needs a value\n\(receiverUsage)") }
-        return arguments[index]
-    }
-    while index < arguments.count {
-        switch arguments[index] {
-        case "--batches":
-            guard let n = Int(try value()), n > 0 else { throw BenchmarkError.usage("--batches takes a positive number") }
-            batches = n
+    var options = OptionReader(arguments, usage: receiverUsage)
+    while let option = options.next() {
+        switch option {
+        case "--batches": batches = try options.number()
         case "--format":
-            guard let f = PayloadFormat(rawValue: try value()) else { throw BenchmarkError.usage("--format takes json or csv") }
+            guard let f = PayloadFormat(rawValue: try options.value()) else { throw options.failure("--format takes json or csv") }
             format = f
         case "--clients":
-            let list = try value().split(separator: ",").map { Int($0) ?? 0 }
-            guard !list.isEmpty, list.allSatisfy({ (1...32).contains($0) }) else { throw BenchmarkError.usage("--clients takes counts from 1 to 32, e.g. 1,2,4") }
+            let list = try options.value().split(separator: ",").map { Int($0) ?? 0 }
+            guard !list.isEmpty, list.allSatisfy({ (1...32).contains($0) }) else { throw options.failure("--clients takes counts from 1 to 32, e.g. 1,2,4") }
             clients = Array(Set(list + [1])).sorted()
         case "--skip-node": node = false
         case "--skip-direct": direct = false
-        default: throw BenchmarkError.usage("unknown option \(arguments[index])\n\(receiverUsage)")
+        default: throw options.failure("unknown option \(option)")
         }
-        index += 1
     }
 
     let bodies = try ReceiverBodies(count: batches, format: format)

@@ -21,35 +21,21 @@ import Warehouse
 func runViewsBenchmark(_ arguments: [String], durability: ClusterDurability) throws {
     var options = ViewsBenchmark.Options()
     options.durability = durability
-    var i = 0
-    func value() throws -> String {
-        i += 1
-        guard i < arguments.count else { throw BenchmarkError.usage("\(arguments[i - 1]) needs a value\n\(ViewsBenchmark.usage)") }
-        return arguments[i]
-    }
-    while i < arguments.count {
-        switch arguments[i] {
-        case "--samples":
-            guard let n = Int(try value().replacingOccurrences(of: "_", with: "")), n >= 10_000 else {
-                throw BenchmarkError.usage("--samples takes a whole number of at least 10000\n\(ViewsBenchmark.usage)")
-            }
-            options.samples = n
-        case "--database-url": options.databaseURL = try value()
-        case "--runs":
-            guard let n = Int(try value()), n >= 1 else { throw BenchmarkError.usage("--runs takes a positive number") }
-            options.runs = n
-        case "--upkeep-days":
-            guard let n = Int(try value()), n >= 1 else { throw BenchmarkError.usage("--upkeep-days takes a positive number") }
-            options.upkeepDays = n
+    var reader = OptionReader(arguments, usage: ViewsBenchmark.usage)
+    while let option = reader.next() {
+        switch option {
+        case "--samples": options.samples = try reader.number(atLeast: 10_000)
+        case "--database-url": options.databaseURL = try reader.value()
+        case "--runs": options.runs = try reader.number()
+        case "--upkeep-days": options.upkeepDays = try reader.number()
         case "--skip-naive": options.naive = false
         case "--skip-upkeep": options.upkeep = false
         case "-h", "--help":
             ViewsBenchmark.say(ViewsBenchmark.usage)
             return
         default:
-            throw BenchmarkError.usage("unknown option \(arguments[i])\n\(ViewsBenchmark.usage)")
+            throw reader.failure("unknown option \(option)")
         }
-        i += 1
     }
     try ViewsBenchmark(options: options).run()
 }
