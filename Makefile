@@ -22,8 +22,16 @@ test: deps
 fuzz:
 	RUNS=$${RUNS:-100000} bash scripts/fuzz-payload.sh -seed=1
 
-# Figures next to same-run baselines (docs/benchmarks.md); SECTION=receiver|views|ingest.
+# Figures next to same-run baselines (docs/benchmarks.md), on a throwaway cluster with
+# PostgreSQL's default durability (fsync on): the receiver section (serve vs the bare upsert,
+# the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients) and the
+# ingest section (vs COPY). SECTION picks sections (receiver, ingest, views, stridee; several
+# space-separated), DURABILITY=fast runs with fsync off, ARGS go to each section run.
+SECTION ?= receiver ingest
+DURABILITY ?= default
 bench: deps
 	swift build -c release --product health-warehouse
 	swift build -c release --product health-warehouse-bench
-	.build/release/health-warehouse-bench $${SECTION:-receiver} $(ARGS)
+	set -e; for section in $(SECTION); do \
+	  .build/release/health-warehouse-bench $$section --durability $(DURABILITY) $(ARGS); \
+	done

@@ -13,7 +13,7 @@ import Warehouse
 /// `COPY` into another fresh database made from the same migrations, so both figures come
 /// from one cluster in one run. Last, re-running over unchanged files (the whole backlog,
 /// then 1000 of its files through the release binary when it is built).
-func runIngestBenchmark(_ arguments: [String]) throws {
+func runIngestBenchmark(_ arguments: [String], durability: ClusterDurability) throws {
     var days = 1150
     var format = PayloadFormat.json
     var keep: String?
@@ -21,24 +21,15 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     var manualExportDays = 0
     var withoutRefresh = false
     var functionTimes = false
-    var index = 0
-    while index < arguments.count {
-        let argument = arguments[index]
-        index += 1
-        func value() throws -> String {
-            guard index < arguments.count else { throw BenchmarkError.usage("\(argument) needs a value") }
-            index += 1
-            return arguments[index - 1]
-        }
-        switch argument {
-        case "--days":
-            guard let n = Int(try value()), n > 0 else { throw BenchmarkError.usage("--days must be a positive whole number") }
-            days = n
+    var options = OptionReader(arguments, usage: "usage: health-warehouse-bench ingest [--days N (1150)] [--format json|csv] [--runs N (2)] [--full-batches] [--without-refresh] [--function-times] [--keep DIR] [--durability default|fast]")
+    while let option = options.next() {
+        switch option {
+        case "--days": days = try options.number()
         case "--format":
-            guard let f = PayloadFormat(rawValue: try value()) else { throw BenchmarkError.usage("--format must be json or csv") }
+            guard let f = PayloadFormat(rawValue: try options.value()) else { throw options.failure("--format must be json or csv") }
             format = f
         case "--keep":
-            keep = try value()
+            keep = try options.value()
         case "--full-batches":
             // Manual 30-day exports: 1000-sample batches instead of the schedule's few hundred.
             manualExportDays = 30
@@ -49,15 +40,13 @@ func runIngestBenchmark(_ arguments: [String]) throws {
         case "--function-times":
             // Server time per SQL function (track_functions) of each run's ingest.
             functionTimes = true
-        case "--runs":
-            guard let n = Int(try value()), n > 0 else { throw BenchmarkError.usage("--runs must be a positive whole number") }
-            runs = n
+        case "--runs": runs = try options.number()
         default:
-            throw BenchmarkError.usage("usage: health-warehouse-bench ingest [--days N (1150)] [--format json|csv] [--runs N (2)] [--full-batches] [--without-refresh] [--function-times] [--keep DIR]")
+            throw options.failure("unknown option \(option)")
         }
     }
-    func say(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
-    func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    func now() -> Double { monotonicSeconds() }
+    let loadAtStart = loadAverage()
 
     // 1. The backlog: one file per body, as a saving proxy or `generate` writes them.
     let folder = keep ?? NSTemporaryDirectory() + "hw-bench-backlog-\(getpid())"
@@ -70,7 +59,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     say("backlog: \(summary.bodies) \(format.rawValue) files, \(summary.samples) samples, \(summary.bytes / 1_000_000) MB, generated in \(String(format: "%.1f", now() - generateStart)) s")
 
     // 2. A throwaway cluster; every database a copy of the migrated template.
-    let cluster = try TestCluster()
+    let cluster = try TestCluster(durability: durability)
     defer { cluster.destroy() }
     // No autovacuum: it would work on the database just loaded while the other side is timed.
     // A checkpoint before each timed phase, so neither pays for the other's dirty pages.
@@ -103,7 +92,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
                 CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[],
                   p_sources text[], p_added health_store.added_samples[]) RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
                 """)
-            let pool = PostgresPool(connectionString: bare.connectionString, maxConnections: 2)
+            let pool = commandPool(bare.connectionString)
             try admin.query("CHECKPOINT")
             let serverBefore = serverCPUSeconds(cluster)
             let summary = Ingester(pool: pool, options: IngestOptions()).run([folder])
@@ -116,7 +105,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
             say("run \(run): ingest without the rollup refresh \(String(format: "%.1f", summary.seconds)) s")
         }
         let db = try cluster.freshDatabase(label: "bench_ingest_\(run)")
-        let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 2)
+        let pool = commandPool(db.connectionString)
         try admin.query("CHECKPOINT")
         let serverBefore = serverCPUSeconds(cluster), ownBefore = ownCPUSeconds()
         let summary = Ingester(pool: pool, options: IngestOptions()).run([folder])
@@ -168,7 +157,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
     let ingestRows = Double(rows) / bestIngest
     let ingestSamples = Double(result.samples) / bestIngest
     let copyRows = Double(copied) / bestCopy
-    let pool = PostgresPool(connectionString: ingestDB.connectionString, maxConnections: 2)
+    let pool = commandPool(ingestDB.connectionString)
     defer { pool.close() }
     let ingester = Ingester(pool: pool, options: IngestOptions())
 
@@ -185,13 +174,17 @@ func runIngestBenchmark(_ arguments: [String]) throws {
                             now() - start, status.status)
     }
 
+    // The rollups the ingested database holds must equal a recompute from its samples.
+    let differences = try ingestDB.scalar("SELECT count(*) FROM health_store.verify_rollups($1)", [PersonName.defaultPerson], as: Int.self) ?? -1
+
     // What the rollup refresh adds to ingest: the same backlog into a database without it.
     let rollupLine = !withoutRefresh ? "" : String(
         format: "\n  rollups: %.1f s without the rollup refresh (best of %@ s): the refresh adds %+.1f%% wall clock; server CPU %.1f s vs %.1f s: %+.1f%%",
         bestBare, bareTimes.joined(separator: ", "), (bestIngest - bestBare) / bestBare * 100,
         bestIngestServerCPU, bestBareServerCPU, (bestIngestServerCPU - bestBareServerCPU) / bestBareServerCPU * 100)
     print("""
-        ingest benchmark (\(days) days, \(format.rawValue), \(manualExportDays > 0 ? "manual 30-day exports" : "scheduled exports"), \(summary.bodies) files, \(result.samples) samples, \(rows) distinct rows)
+        ingest benchmark, \(durability.benchmarkLabel); load average \(loadAtStart) at the start, \(loadAverage()) at the end
+        (\(days) days, \(format.rawValue), \(manualExportDays > 0 ? "manual 30-day exports" : "scheduled exports"), \(summary.bodies) files, \(result.samples) samples, \(rows) distinct rows)
           ingest:  \(String(format: "%.1f", bestIngest)) s, \(Int(ingestSamples)) samples/s (\(Int(ingestRows)) rows stored/s), \(result.batches) batches, one transaction each (best of \(ingestTimes.joined(separator: ", ")) s; \(String(format: "%.1f", result.databaseSeconds)) s of it inside the batches' transactions)
           COPY:    \(String(format: "%.1f", bestCopy)) s, \(Int(copyRows)) rows/s into the same tables and indexes, \(copied) samples + \(dumps.filter { $0.table != "samples" }.map(\.table).joined(separator: " + ")) (best of \(copyTimes.joined(separator: ", ")) s)
           ratio:   \(String(format: "%.2f", ingestRows / copyRows))× COPY's rate (rows stored/s, wall clock; goal ≥ 0.8×)\(rollupLine)
@@ -199,8 +192,17 @@ func runIngestBenchmark(_ arguments: [String]) throws {
           re-run:  \(String(format: "%.3f", rerun.seconds)) s over \(rerun.filesSeen) unchanged files (\(rerun.filesSkipped) skipped, \(rerun.batches) batches)
                    \(String(format: "%.3f", rerun1000.seconds)) s over \(files.count) unchanged files in-process (goal < 1 s for 1000)
                    \(binaryLine)
+          checks:  verify_rollups after ingest and the re-runs: \(differences) differences
           schema:  \(schema)
         """)
+    guard differences == 0 else { throw BenchmarkError.usage("verify_rollups found \(differences) differences") }
+}
+
+/// A writer pool as `health-warehouse ingest` makes one: two connections, the command's
+/// default lock and statement timeouts.
+private func commandPool(_ connectionString: String) -> PostgresPool {
+    PostgresPool(connectionString: connectionString, maxConnections: 2,
+                 sessionSettings: [("lock_timeout", "10000ms"), ("statement_timeout", "30000ms")])
 }
 
 /// The tables `ingest` filled (rows in the ingested database, none in a fresh one; the ledger
@@ -273,9 +275,3 @@ private func ownCPUSeconds() -> Double {
     return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-/// The 1-minute load average, to say how busy the shared machine was.
-private func loadAverage() -> String {
-    var loads = [Double](repeating: 0, count: 3)
-    guard getloadavg(&loads, 3) > 0 else { return "?" }
-    return String(format: "%.2f", loads[0])
-}

@@ -1,5 +1,6 @@
 import DemoData
 import Foundation
+import Harness
 import HealthPayload
 import Postgres
 import Warehouse
@@ -14,14 +15,14 @@ import Warehouse
 /// every 5 s), a ride body just under the 30 MiB limit, and a 2,000-item wellness batch.
 /// Memory is measured in a fresh child process per body (`--peak`): it reads the body from a
 /// file, then reports its peak resident size during one decode above the size before it.
-func runStrideeBenchmark(_ arguments: [String]) throws {
+func runStrideeBenchmark(_ arguments: [String], durability: ClusterDurability) throws {
     if arguments.first == "--peak", arguments.count == 3 {
         try printPeak(decoder: arguments[1], file: arguments[2])
         return
     }
     var repeats = 20
     if let i = arguments.firstIndex(of: "--repeat"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 { repeats = n }
-    print("stridee benchmark: decoding in memory, best and median of \(repeats) runs")
+    print("stridee benchmark: decoding in memory, best and median of \(repeats) runs (no database: --durability \(durability.rawValue) changes nothing here)")
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stridee-bench-\(getpid())")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }

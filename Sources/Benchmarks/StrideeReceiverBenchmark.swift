@@ -49,7 +49,7 @@ func runStrideeReceiverSection(_ cluster: TestCluster, rides: Int, batches: Int)
     }
     let httpRides = try post("/v1/accounts/default/apple/workouts", rideBodies)
     let httpWellness = try post("/v1/accounts/default/apple/wellness", wellnessBodies)
-    let peak = ResidentMemory.kibibytes(of: serve.pid, field: "VmHWM:"), last = ResidentMemory.kibibytes(of: serve.pid)
+    let peak = peakResidentKiB(of: serve.pid)
 
     for (name, db) in [("baseline", baselineDB), ("http", httpDB)] {
         let points = try db.scalar("SELECT coalesce(sum(points), 0)::int FROM health_store.workout_routes", as: Int.self) ?? 0
@@ -64,7 +64,7 @@ func runStrideeReceiverSection(_ cluster: TestCluster, rides: Int, batches: Int)
           six-hour ride over HTTP through `serve`:          \(line(httpRides))  (goal <= 250 ms)
           wellness batch, baseline:                         \(line(baseline.wellness))
           wellness batch over HTTP:                         \(line(httpWellness))  (goal <= 100 ms)
-          serve RSS: peak \(peak / 1024) MiB (VmHWM, storing included), at end \(last / 1024) MiB  (goal <= 64 MiB)
+          serve RSS: peak \(peak / 1024) MiB (VmHWM, storing included)  (goal <= 64 MiB)
         """)
 }
 

@@ -11,43 +11,31 @@ import Warehouse
 ///
 ///     health-warehouse-bench views [--samples N] [--database-url URL] [--runs N]
 ///                                  [--upkeep-days N] [--skip-naive] [--skip-upkeep]
+///                                  [--durability default|fast]
 ///
 /// Loads ~N realistic samples of a phone-and-watch user into a throwaway database, rebuilds
 /// the rollups, then times the per-day views for one person (365 days and all time, median
 /// of warm runs) next to plain views computing the same answers straight from the samples,
 /// and checks the answers are equal. Then measures the rollup upkeep inside store_batch:
 /// the same 1000-sample batches into two fresh databases, with and without the refresh.
-func runViewsBenchmark(_ arguments: [String]) throws {
+func runViewsBenchmark(_ arguments: [String], durability: ClusterDurability) throws {
     var options = ViewsBenchmark.Options()
-    var i = 0
-    func value() throws -> String {
-        i += 1
-        guard i < arguments.count else { throw BenchmarkError.usage("\(arguments[i - 1]) needs a value\n\(ViewsBenchmark.usage)") }
-        return arguments[i]
-    }
-    while i < arguments.count {
-        switch arguments[i] {
-        case "--samples":
-            guard let n = Int(try value().replacingOccurrences(of: "_", with: "")), n >= 10_000 else {
-                throw BenchmarkError.usage("--samples takes a whole number of at least 10000\n\(ViewsBenchmark.usage)")
-            }
-            options.samples = n
-        case "--database-url": options.databaseURL = try value()
-        case "--runs":
-            guard let n = Int(try value()), n >= 1 else { throw BenchmarkError.usage("--runs takes a positive number") }
-            options.runs = n
-        case "--upkeep-days":
-            guard let n = Int(try value()), n >= 1 else { throw BenchmarkError.usage("--upkeep-days takes a positive number") }
-            options.upkeepDays = n
+    options.durability = durability
+    var reader = OptionReader(arguments, usage: ViewsBenchmark.usage)
+    while let option = reader.next() {
+        switch option {
+        case "--samples": options.samples = try reader.number(atLeast: 10_000)
+        case "--database-url": options.databaseURL = try reader.value()
+        case "--runs": options.runs = try reader.number()
+        case "--upkeep-days": options.upkeepDays = try reader.number()
         case "--skip-naive": options.naive = false
         case "--skip-upkeep": options.upkeep = false
         case "-h", "--help":
             ViewsBenchmark.say(ViewsBenchmark.usage)
             return
         default:
-            throw BenchmarkError.usage("unknown option \(arguments[i])\n\(ViewsBenchmark.usage)")
+            throw reader.failure("unknown option \(option)")
         }
-        i += 1
     }
     try ViewsBenchmark(options: options).run()
 }
@@ -58,6 +46,7 @@ struct ViewsBenchmark {
     static let usage = """
         usage: health-warehouse-bench views [--samples N] [--database-url URL] [--runs N]
                                             [--upkeep-days N] [--skip-naive] [--skip-upkeep]
+                                            [--durability default|fast]
           --samples N        samples to load for the timed person (default 10000000, ~9 years)
           --database-url U   a server to use (needs CREATEDB); default: a throwaway cluster
           --runs N           timed runs per query, after two warm-up runs (default 9; naive: 3)
@@ -71,6 +60,8 @@ struct ViewsBenchmark {
         var upkeepDays = 100
         var naive = true
         var upkeep = true
+        /// The throwaway cluster's durability (`--durability`, read by main.swift).
+        var durability = ClusterDurability.default
     }
 
     let options: Options
@@ -84,7 +75,7 @@ struct ViewsBenchmark {
     static let zone = "Europe/Berlin"
 
     func run() throws {
-        let databases = try Databases(url: options.databaseURL)
+        let databases = try Databases(url: options.databaseURL, durability: options.durability)
         defer { databases.cleanup() }
 
         let main = try databases.fresh("views")
@@ -498,12 +489,12 @@ struct ViewsBenchmark {
         private var made: [String] = []
         private var counter = 0
 
-        init(url: String?) throws {
+        init(url: String?, durability: ClusterDurability) throws {
             self.url = url
-            cluster = url == nil ? try TestCluster() : nil
+            cluster = url == nil ? try TestCluster(durability: durability) : nil
         }
 
-        var label: String { cluster != nil ? "throwaway cluster (fsync off)" : "server from --database-url" }
+        var label: String { cluster.map { "throwaway cluster, \($0.durability.benchmarkLabel)" } ?? "server from --database-url" }
 
         /// A new migrated database; its connection string.
         func fresh(_ label: String) throws -> String {

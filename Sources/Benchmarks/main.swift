@@ -1,28 +1,32 @@
 import Foundation
+import Harness
 
 // health-warehouse-bench SECTION [options]: each section prints its figures next to a
 // baseline measured in the same run. Run in release mode:
 //   swift run -c release health-warehouse-bench receiver
 let usage = """
-    usage: health-warehouse-bench receiver|views|ingest|stridee [options]
-      receiver  1000-sample JSON and CSV batches over HTTP vs the same SQL without HTTP; then
-                six-hour Stridee rides and 2,000-item wellness batches over HTTP vs StrideeStore
+    usage: health-warehouse-bench receiver|views|ingest|stridee [options] [--durability default|fast]
+      receiver  1000-sample batches over HTTP through serve vs a bare one-statement upsert of the same
+                bodies, the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients;
+                then six-hour Stridee rides and 2,000-item wellness batches over HTTP vs StrideeStore
       views     per-day views at ~10M samples vs plain views over the samples
       ingest    a generated backlog through `ingest` vs COPY of the same rows
       stridee   decoding Stridee workout and wellness bodies vs JSONSerialization of the same bytes
+      --durability  default: PostgreSQL's own settings (fsync on), what a user runs; fast: fsync off
     """
-let arguments = Array(CommandLine.arguments.dropFirst())
+var arguments = Array(CommandLine.arguments.dropFirst())
 guard let section = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8))
     exit(64)
 }
-let rest = Array(arguments.dropFirst())
+arguments.removeFirst()
 do {
+    let durability = try DurabilityOption.take(from: &arguments)
     switch section {
-    case "receiver": try runReceiverBenchmark(rest)
-    case "views": try runViewsBenchmark(rest)
-    case "ingest": try runIngestBenchmark(rest)
-    case "stridee": try runStrideeBenchmark(rest)
+    case "receiver": try runReceiverBenchmark(arguments, durability: durability)
+    case "views": try runViewsBenchmark(arguments, durability: durability)
+    case "ingest": try runIngestBenchmark(arguments, durability: durability)
+    case "stridee": try runStrideeBenchmark(arguments, durability: durability)
     default:
         FileHandle.standardError.write(Data("error: unknown section \(section)\n\(usage)\n".utf8))
         exit(64)

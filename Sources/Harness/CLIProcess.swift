@@ -31,6 +31,12 @@ public enum CLIProcess {
         try Running(binary: program, arguments: arguments, environment: environment, directory: nil, stdin: nil).wait()
     }
 
+    /// Starts any program and returns at once (stdout and stderr apart), e.g. another receiver.
+    public static func startProgram(_ program: String, _ arguments: [String], environment: [String: String] = [:],
+                                    directory: String? = nil) throws -> Running {
+        try Running(binary: program, arguments: arguments, environment: environment, directory: directory, stdin: nil)
+    }
+
     /// Starts the binary and returns at once.
     public static func start(_ arguments: [String], environment: [String: String] = [:], directory: String? = nil,
                              stdin: String? = nil) throws -> Running {
@@ -108,10 +114,21 @@ public enum CLIProcess {
         /// Waits until stderr contains `text`, or the process exits, or `timeout` passes.
         @discardableResult
         public func waitForStderr(_ text: String, timeout: TimeInterval = 60) -> Bool {
+            waitUntil({ $0.stderrSoFar.contains(text) }, timeout: timeout)
+        }
+
+        /// Waits until stdout contains `text`, or the process exits, or `timeout` passes.
+        @discardableResult
+        public func waitForStdout(_ text: String, timeout: TimeInterval = 60) -> Bool {
+            waitUntil({ $0.stdoutSoFar.contains(text) }, timeout: timeout)
+        }
+
+        /// Polls `seen` until it holds, the process exits (one last look) or `timeout` passes.
+        private func waitUntil(_ seen: (Running) -> Bool, timeout: TimeInterval) -> Bool {
             let deadline = Date().addingTimeInterval(timeout)
             while Date() < deadline {
-                if stderrSoFar.contains(text) { return true }
-                if !isRunning { return stderrSoFar.contains(text) }
+                if seen(self) { return true }
+                if !isRunning { return seen(self) }
                 usleep(20_000)
             }
             return false

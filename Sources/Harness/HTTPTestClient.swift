@@ -3,7 +3,7 @@
 // It exists to send what well-behaved clients never send (a lying
 // Content-Length, a trickled body, nothing at all) and to read exactly what
 // the server wrote back. It parses a status line, header fields and a
-// Content-Length body; nothing more.
+// Content-Length or chunked body (Node's answers are chunked); nothing more.
 
 #if canImport(Glibc)
 import Glibc
@@ -122,8 +122,8 @@ public final class HTTPTestConnection {
         try send(Array(text.utf8))
     }
 
-    /// Reads one response: status line, headers, and a `Content-Length` body
-    /// (or everything until EOF when there is no `Content-Length`).
+    /// Reads one response: status line, headers, and a `Content-Length` body, a
+    /// `Transfer-Encoding: chunked` one (joined), or everything until EOF when neither.
     public func readResponse(timeout: Double = 10) throws(HTTPTestClientError) -> HTTPTestResponse {
         let deadline = monotonicNow() + timeout
         let separator: [UInt8] = [13, 10, 13, 10]
@@ -148,6 +148,11 @@ public final class HTTPTestConnection {
         }
         buffered.removeFirst(headerEnd!)
         let response = HTTPTestResponse(status: status, headers: headers, body: [])
+        if response.header("Transfer-Encoding")?.lowercased().contains("chunked") == true {
+            var complete = response
+            complete.body = try readChunks(until: deadline)
+            return complete
+        }
         if let lengthText = response.header("Content-Length") {
             guard let length = Int(lengthText) else { throw .malformed("Content-Length \(lengthText)") }
             while buffered.count < length {
@@ -163,6 +168,39 @@ public final class HTTPTestConnection {
         complete.body = buffered
         buffered = []
         return complete
+    }
+
+    /// A chunked body (RFC 9112 §7.1): hex size lines, each chunk followed by CRLF, up to
+    /// the zero-size chunk and the trailer section's blank line.
+    private func readChunks(until deadline: Double) throws(HTTPTestClientError) -> [UInt8] {
+        var body: [UInt8] = []
+        while true {
+            let line = try readLine(until: deadline)
+            guard let size = Int(line.split(separator: ";").first?.trimmingSpaces() ?? "", radix: 16), size >= 0 else {
+                throw .malformed("chunk size \(line)")
+            }
+            if size == 0 {
+                while try !readLine(until: deadline).isEmpty {}
+                return body
+            }
+            while buffered.count < size + 2 {
+                guard try fill(until: deadline) else { throw .closedBeforeResponse }
+            }
+            body.append(contentsOf: buffered[..<size])
+            buffered.removeFirst(size + 2)
+        }
+    }
+
+    /// One CRLF-ended line of the buffer, without the CRLF.
+    private func readLine(until deadline: Double) throws(HTTPTestClientError) -> String {
+        while true {
+            if let end = buffered.firstRange(of: [13, 10]) {
+                let line = String(decoding: buffered[..<end.lowerBound], as: UTF8.self)
+                buffered.removeFirst(end.upperBound)
+                return line
+            }
+            guard try fill(until: deadline) else { throw .closedBeforeResponse }
+        }
     }
 
     /// Waits until the server closes or resets the connection, keeping any

@@ -3,10 +3,34 @@ import Postgres
 import Synchronization
 import Warehouse
 
+/// How much a `TestCluster` trades durability for speed.
+public enum ClusterDurability: String, Sendable, CaseIterable {
+    /// `fsync`, `synchronous_commit` and `full_page_writes` off: what tests run with.
+    case fast
+    /// `fsync` and `full_page_writes` off, `synchronous_commit` on: a commit survives the
+    /// postmaster being killed (fault tests), not the machine losing power.
+    case processCrashSafe
+    /// PostgreSQL's own defaults (`fsync`, `synchronous_commit`, `full_page_writes` on, every
+    /// other setting as `initdb` wrote it), as the embedded cluster of `serve` runs: what a
+    /// user runs, and what benchmarks measure by default.
+    case `default`
+
+    /// The server settings this mode adds to the ones every cluster gets.
+    var settings: [String: String] {
+        switch self {
+        // fsync off loses nothing when only processes die (the OS keeps the page cache).
+        case .fast: return ["fsync": "off", "synchronous_commit": "off", "full_page_writes": "off", "max_connections": "300"]
+        case .processCrashSafe: return ["fsync": "off", "synchronous_commit": "on", "full_page_writes": "off", "max_connections": "300"]
+        case .default: return [:]
+        }
+    }
+}
+
 /// A throwaway PostgreSQL cluster in a temporary folder, for tests and benchmarks.
 ///
-/// Socket only, fsync off. A watchdog process stops and removes it if the test process dies
-/// without cleaning up; a normal exit stops and removes it too.
+/// Socket only; fsync off unless made with `durability: .default`. A watchdog process stops
+/// and removes it if the test process dies without cleaning up; a normal exit stops and
+/// removes it too.
 public final class TestCluster: @unchecked Sendable {
     public let cluster: LocalCluster
     public let root: URL
@@ -16,13 +40,22 @@ public final class TestCluster: @unchecked Sendable {
     private var counter = 0
     private var running = false
 
+    /// The server's durability settings.
+    public let durability: ClusterDurability
+
     /// Keeps `synchronous_commit` on, so a commit survives the postmaster being killed (for
     /// fault tests); otherwise commits are asynchronous, which is faster for everything else.
-    public let durable: Bool
+    public var durable: Bool { durability != .fast }
 
-    /// Creates, starts and migrates a new cluster.
-    public init(durable: Bool = false) throws {
-        self.durable = durable
+    /// Creates, starts and migrates a new cluster with fsync off; `durable` keeps
+    /// `synchronous_commit` on (`.processCrashSafe`), otherwise `.fast`.
+    public convenience init(durable: Bool = false) throws {
+        try self.init(durability: durable ? .processCrashSafe : .fast)
+    }
+
+    /// Creates, starts and migrates a new cluster with the given durability settings.
+    public init(durability: ClusterDurability) throws {
+        self.durability = durability
         let base = URL(fileURLWithPath: NSTemporaryDirectory())
         var template = Array(base.appendingPathComponent("hw-test-XXXXXX").path.utf8CString)
         guard let made = mkdtemp(&template) else { throw ClusterError.notStarted(logFile: "mkdtemp failed") }
@@ -42,11 +75,8 @@ public final class TestCluster: @unchecked Sendable {
 
     /// Starts the server (again, after `stop` or `kill`).
     public func start() throws {
-        try cluster.start(port: port, listenAddresses: "", settings: [
-            // fsync off loses nothing when only processes die (the OS keeps the page cache).
-            "fsync": "off", "synchronous_commit": durable ? "on" : "off", "full_page_writes": "off",
-            "max_connections": "300", "log_min_messages": "warning",
-        ])
+        try cluster.start(port: port, listenAddresses: "",
+                          settings: durability.settings.merging(["log_min_messages": "warning"]) { mode, _ in mode })
         lock.withLock { running = true }
     }
 

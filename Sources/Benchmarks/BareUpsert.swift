@@ -1,0 +1,81 @@
+import DemoData
+import Foundation
+import Harness
+import HealthPayload
+import Postgres
+
+/// The issue's baseline for the HTTP path: each body upserted into a plain logged table by one
+/// bare statement, `INSERT … SELECT FROM jsonb_array_elements … ON CONFLICT`, keyed on
+/// (person, uuid) with the sample object as jsonb; each statement its own transaction, sent by
+/// libpq over the same Unix socket `serve` uses. No decoding in Swift, no typed columns, no
+/// delivery row, no rollups: PostgreSQL's own cost of taking the same bytes.
+enum BareUpsert {
+    static let table = """
+        CREATE TABLE bare_samples (
+          person text NOT NULL,
+          uuid   uuid NOT NULL,
+          sample jsonb NOT NULL,
+          PRIMARY KEY (person, uuid)
+        )
+        """
+
+    /// A JSON body's samples are `->'samples'` of the body; a CSV body is handed over as the
+    /// JSON array the decoder builds (PostgreSQL cannot split CSV), decoded before the clock.
+    static func statement(_ format: PayloadFormat) -> String {
+        """
+        INSERT INTO bare_samples (person, uuid, sample)
+        SELECT $1, (s->>'uuid')::uuid, s FROM jsonb_array_elements(\(format == .json ? "($2::jsonb)->'samples'" : "$2::jsonb")) AS s
+        ON CONFLICT (person, uuid) DO UPDATE SET sample = EXCLUDED.sample
+        """
+    }
+
+    /// Sends every body from `clients` connections at once, client k as person `client<k+1>`,
+    /// into a fresh plain database; checks each person ends with the distinct samples.
+    static func run(_ bodies: ReceiverBodies, clients: Int, cluster: TestCluster) throws -> Timings {
+        let database = try cluster.freshDatabase(label: "bare\(clients)", migrated: false)
+        defer { try? dropDatabase(database, cluster: cluster) }
+        try database.query(table)
+        let parameters: [[UInt8]] = try bodies.format == .json ? bodies.bodies : bodies.bodies.map { body in
+            guard case .batches(let batches) = try PayloadDecoder.decode(body, format: .csv), let batch = batches.first else {
+                throw BenchmarkError.usage("a generated CSV body did not decode")
+            }
+            return batch.samplesJSON
+        }
+        let sql = statement(bodies.format)
+        try checkpoint(cluster)
+        let (parts, seconds) = try onThreads(clients) { k in
+            let connection = try database.connect()
+            defer { connection.close() }
+            var timings = Timings()
+            for body in parameters {
+                let t0 = monotonicSeconds()
+                try connection.query(sql, ["client\(k + 1)", PostgresBinaryText(body)])
+                timings.milliseconds.append((monotonicSeconds() - t0) * 1000)
+                timings.samples += DemoGenerator.maxSamplesPerBatch
+            }
+            return timings
+        }
+        for k in 0..<clients {
+            let rows = try database.scalar("SELECT count(*) FROM bare_samples WHERE person = $1", ["client\(k + 1)"], as: Int.self) ?? 0
+            guard rows == bodies.distinct else {
+                throw BenchmarkError.usage("bare upsert: client\(k + 1) holds \(rows) rows, expected \(bodies.distinct)")
+            }
+        }
+        return Timings.merged(parts, seconds: seconds)
+    }
+}
+
+/// A `CHECKPOINT` before a timed phase, so no phase pays for the dirty pages of the one before.
+func checkpoint(_ cluster: TestCluster) throws {
+    let admin = try PostgresConnection(connectionString: cluster.connectionString(database: "postgres"))
+    defer { admin.close() }
+    try admin.query("CHECKPOINT")
+}
+
+/// Drops a benchmark database once its figures and checks are taken (the disk is shared too).
+func dropDatabase(_ database: TestDatabase, cluster: TestCluster) throws {
+    let admin = try PostgresConnection(connectionString: cluster.connectionString(database: "postgres"))
+    defer { admin.close() }
+    // The name was made by TestCluster from letters, digits and underscores.
+    try admin.query("DROP DATABASE IF EXISTS \(database.name) WITH (FORCE)")
+}
