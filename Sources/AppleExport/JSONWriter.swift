@@ -1,0 +1,86 @@
+import HealthPayload
+
+/// Builds JSON text into bytes: objects and arrays with their commas, strings escaped by
+/// `JSONString`, numbers in Swift's shortest round-trip form (finite only: callers check).
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+    /// Per open object or array: whether the next member needs a comma.
+    private var needsComma: [Bool] = []
+
+    init(capacity: Int = 512) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        needsComma.append(false)
+    }
+
+    mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+        needsComma.removeLast()
+    }
+
+    mutating func beginArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
+        needsComma.append(false)
+    }
+
+    mutating func endArray() {
+        bytes.append(UInt8(ascii: "]"))
+        needsComma.removeLast()
+    }
+
+    /// A member's key; the value written next belongs to it.
+    mutating func key(_ key: String) {
+        separate()
+        JSONString.append(quoting: key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        pendingKey = true
+    }
+
+    mutating func string(_ value: String) {
+        separate()
+        JSONString.append(quoting: value, to: &bytes)
+    }
+
+    mutating func number(_ value: Double) {
+        separate()
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    mutating func integer(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// Already-valid JSON text as the next value.
+    mutating func raw(_ json: [UInt8]) {
+        separate()
+        bytes.append(contentsOf: json)
+    }
+
+    mutating func field(_ name: String, _ value: String) {
+        key(name)
+        string(value)
+    }
+
+    mutating func field(_ name: String, _ value: Double) {
+        key(name)
+        number(value)
+    }
+
+    private var pendingKey = false
+
+    private mutating func separate() {
+        if pendingKey {
+            pendingKey = false
+            return
+        }
+        guard !needsComma.isEmpty else { return }
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        needsComma[needsComma.count - 1] = true
+    }
+}
