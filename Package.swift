@@ -63,7 +63,7 @@ let package = Package(
         // The export reader against a hand-written fixture and the real exports in ../shared/external.
         .testTarget(name: "AppleExportTests", dependencies: ["AppleExport", "DemoData", "Warehouse", "Postgres", "HealthPayload",
                                                              "Hashing", "TestSupport", "health-warehouse"],
-                    resources: [.copy("Fixtures")]),
+                    exclude: ["Fixtures"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
         .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData",

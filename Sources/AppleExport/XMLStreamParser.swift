@@ -32,6 +32,8 @@ final class XMLStreamParser {
     private var last = LastEvent.other
     private enum LastEvent { case start, brokenStart, other }
     private var finished = false
+    /// Broken elements seen so far: libxml2 may keep them open to the end of the document.
+    private var brokenElements = 0
 
     /// A parser delivering to `handler`; `text: true` also delivers character data. `name`
     /// only appears in libxml2's own messages.
@@ -120,6 +122,7 @@ final class XMLStreamParser {
             pending.removeAll()
             stack.append(true)
             last = .brokenStart
+            brokenElements += 1
             handler.brokenElement(name: String(cString: localname), line: line, reason: message)
             return
         }
@@ -163,6 +166,7 @@ final class XMLStreamParser {
                 return
             case .start:
                 last = .brokenStart
+                brokenElements += 1
                 stack[stack.count - 1] = true
                 openDelivered -= 1
                 handler.problem(line: Int(error.line), reason: message, inElement: true)
@@ -171,6 +175,11 @@ final class XMLStreamParser {
             case .other:
                 break
             }
+        }
+        // Broken elements libxml2 kept open make it find the document's end early or late;
+        // those are already named.
+        if brokenElements > 0 && (error.code == Int32(XML_ERR_DOCUMENT_END.rawValue) || error.code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue)) {
+            return
         }
         pending.append((Int(error.line), message))
     }
