@@ -77,7 +77,7 @@ struct ExportMapper: Sendable {
                 guard let stage = Self.sleepStage(written) else {
                     return .failure(MappingFailure("value \"\(Self.snippet(written))\" is not a sleep stage"))
                 }
-                value = Double(stage.value)
+                value = stage.value.map(Double.init)
                 name = stage.name
                 integral = true
             }
@@ -135,10 +135,12 @@ struct ExportMapper: Sendable {
     }
 
     /// Sleep stages by name (the iOS 16 names and the older `…Asleep`) or by their raw value
-    /// (iOS 8 wrote the number), with healthd's names.
-    static func sleepStage(_ written: String) -> (value: Int, name: String)? {
+    /// (iOS 8 wrote the number), with healthd's names. A number with no name is kept without
+    /// one (healthd sends such a stage unnamed); a name this version does not know keeps
+    /// neither value nor name (it is in the payload as written, and counts in no stage).
+    static func sleepStage(_ written: String) -> (value: Int?, name: String?)? {
         let names = ["inBed", "asleepUnspecified", "awake", "asleepCore", "asleepDeep", "asleepREM"]
-        if let raw = Int(written), raw >= 0, raw < names.count { return (raw, names[raw]) }
+        if let raw = Int32(written) { return (Int(raw), raw >= 0 && raw < names.count ? names[Int(raw)] : nil) }
         let prefix = "HKCategoryValueSleepAnalysis"
         guard written.hasPrefix(prefix) else { return nil }
         switch written.dropFirst(prefix.count) {
@@ -148,7 +150,7 @@ struct ExportMapper: Sendable {
         case "AsleepCore": return (3, names[3])
         case "AsleepDeep": return (4, names[4])
         case "AsleepREM": return (5, names[5])
-        default: return nil
+        default: return (nil, nil)
         }
     }
 
