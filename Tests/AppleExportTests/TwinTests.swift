@@ -48,9 +48,9 @@ struct TwinTests {
     }
 
     /// Stores the pushed samples as one healthd batch, through the receiver's own call.
-    static func push(_ db: TestDatabase, person: String = "default", samples: [DemoSample] = pushedSamples()) throws -> StoreCounts {
-        let window = (Bodies.instant("2024-03-09T12:00:00.000+01:00").millisecondsSinceEpoch,
-                      Bodies.instant("2024-03-11T00:00:00.000+01:00").millisecondsSinceEpoch)
+    static func push(_ db: TestDatabase, person: String = "default", samples: [DemoSample] = pushedSamples(),
+                     window bounds: (String, String) = ("2024-03-09T12:00:00.000+01:00", "2024-03-11T00:00:00.000+01:00")) throws -> StoreCounts {
+        let window = (Bodies.instant(bounds.0).millisecondsSinceEpoch, Bodies.instant(bounds.1).millisecondsSinceEpoch)
         let envelope = DemoEnvelope(exportId: "0E5C1D2A-0000-4000-8000-FFFFFFFFFFFF", generatedAt: window.1, windowStart: window.0,
                                     windowEnd: window.1, occasionStart: window.0, occasionEnd: window.1, offsetMinutes: 60)
         let body = DemoEncoder.json(envelope, samples)
