@@ -96,7 +96,7 @@ public final class AppleExportImporter: Sendable {
                                             },
                                             send: { queue.put($0) })
                 let reader = ExportDocumentReader(onExportDate: batcher.noteExportDate, emit: batcher.take)
-                let parser = XMLStreamParser(handler: reader, name: source.documentName)
+                let parser = XMLStreamParser(handler: reader, name: source.documentName, restartRoot: "HealthData")
                 var filter = ExportInputFilter()
                 var read: Int64 = 0
                 try stream.forEachChunk { chunk in

@@ -162,6 +162,19 @@ final class ExportDocumentReader: XMLEventHandler {
         }
     }
 
+    func restarted(line: Int) {
+        let open: (String, Int)? = record.map { ("Record", $0.line) } ?? workout.map { ("Workout", $0.line) }
+            ?? summary.map { ("ActivitySummary", $0.line) }
+        if let (name, start) = open {
+            emit(.skipped(SkippedElement(name: name, line: start, reason: broken?.reason ?? "the document is unreadable from line \(line)")))
+        }
+        record = nil
+        workout = nil
+        summary = nil
+        broken = nil
+        frames = frames.isEmpty ? [] : [frames[0]]
+    }
+
     /// At the end of the document: an item still open was cut off.
     func documentEnded(atLine line: Int) {
         let open: (String, Int)? = record.map { ("Record", $0.line) } ?? workout.map { ("Workout", $0.line) }

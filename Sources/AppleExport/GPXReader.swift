@@ -101,6 +101,10 @@ final class GPXReader: XMLEventHandler {
         problems.append("line \(line): \(reason)")
     }
 
+    func restarted(line: Int) {
+        problems.append("line \(line): unreadable")
+    }
+
     func problem(line: Int, reason: String, inElement: Bool) {
         problems.append("line \(line): \(reason)")
     }

@@ -15,6 +15,9 @@ protocol XMLEventHandler: AnyObject {
     /// Something unreadable inside the current element, or outside every element (`inElement`
     /// false), that is not a start tag.
     func problem(line: Int, reason: String, inElement: Bool)
+    /// libxml2 stopped at `line`; reading goes on at the next line, inside the root element
+    /// (`XMLStreamParser.restartRoot`): elements open below the root are gone.
+    func restarted(line: Int)
 }
 
 /// A start tag as libxml2's SAX2 parser hands it over: the local name and the attributes as

@@ -15,6 +15,11 @@ import CXML2
 /// children), so the elements after a broken one are delivered as its siblings. Errors between
 /// a start and the next event belong to the open element (`problem`).
 ///
+/// Some errors make libxml2 stop for good even in recover mode (an invalid element name, as an
+/// unescaped `<` in an attribute gives). With `restartRoot` set, the reader then starts a new
+/// parser at the next line, inside a root element of that name, so what follows is still read
+/// (the handler hears `restarted`); line numbers stay the document's.
+///
 /// Never loads anything from outside the bytes given: no network (`XML_PARSE_NONET`), no DTD
 /// loading, no entity substitution, and an external entity loader that refuses everything.
 final class XMLStreamParser {
@@ -34,13 +39,28 @@ final class XMLStreamParser {
     private var finished = false
     /// Broken elements seen so far: libxml2 may keep them open to the end of the document.
     private var brokenElements = 0
+    /// After a restart: the root element the rest is read in, its start tag not delivered.
+    private let restartRoot: String?
+    private var swallowRoot = false
+    /// Lines before the current parser's first line.
+    private var lineOffset = 0
+    /// The document bytes fed most recently, starting at line `recentLine`: where a restart
+    /// finds the next line.
+    private var recent: [UInt8] = []
+    private var recentLine = 1
+    /// A restart waiting for the line it resumes at to arrive, and the last line resumed at.
+    private var resumeLine: Int?
+    private var lastResume = 0
+    /// The document's line of the last error libxml2 reported.
+    private var lastErrorLine = 0
 
     /// A parser delivering to `handler`; `text: true` also delivers character data. `name`
     /// only appears in libxml2's own messages.
-    init(handler: any XMLEventHandler, text: Bool = false, name: String = "export.xml") {
+    init(handler: any XMLEventHandler, text: Bool = false, name: String = "export.xml", restartRoot: String? = nil) {
         self.handler = handler
         self.wantsText = text
         self.name = name
+        self.restartRoot = restartRoot
         Self.setUp
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = { ctx, localname, _, _, _, _, count, _, attributes in
@@ -78,6 +98,23 @@ final class XMLStreamParser {
     /// Parses the next bytes of the document.
     func feed(_ bytes: UnsafeRawBufferPointer) {
         guard !finished, bytes.count > 0 else { return }
+        if restartRoot != nil {
+            if recent.count > 2 << 20 {
+                let drop = recent.count - (1 << 20)
+                recentLine += recent[..<drop].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+                recent.removeFirst(drop)
+            }
+            recent.append(contentsOf: bytes)
+        }
+        if let line = resumeLine {
+            resume(at: line)
+            return
+        }
+        parse(bytes)
+    }
+
+    private func parse(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
         let chars = bytes.bindMemory(to: CChar.self)
         if context == nil {
             // The first bytes go to the context itself, which detects the encoding from them.
@@ -88,9 +125,49 @@ final class XMLStreamParser {
             if chars.count > first {
                 xmlParseChunk(context, chars.baseAddress! + first, Int32(chars.count - first), 0)
             }
+        } else {
+            xmlParseChunk(context, chars.baseAddress, Int32(chars.count), 0)
+        }
+        restartIfHalted()
+    }
+
+    /// A parser halted (libxml2 sets its state to EOF) inside the root element: a new one
+    /// reads on from the line after the last error.
+    private func restartIfHalted() {
+        guard restartRoot != nil, let context, context.pointee.instate == XML_PARSER_EOF, openDelivered > 0 else { return }
+        let haltedLine = max(lastErrorLine, line)
+        // What made it stop right after a broken start tag is about that element, already named.
+        if last == .brokenStart { pending.removeAll() }
+        flushPending(inElement: true)
+        handler.restarted(line: haltedLine)
+        xmlFreeParserCtxt(context)
+        self.context = nil
+        stack = [false]
+        openDelivered = 1
+        last = .other
+        resume(at: max(haltedLine + 1, lastResume + 1))
+    }
+
+    /// Starts a parser on the document from the start of `line`, inside the synthetic root,
+    /// once that line is among the bytes fed.
+    private func resume(at line: Int) {
+        guard let root = restartRoot else { return }
+        var current = recentLine
+        var index = 0
+        while current < line, index < recent.count {
+            if recent[index] == 0x0A { current += 1 }
+            index += 1
+        }
+        guard current == line else {
+            resumeLine = line
             return
         }
-        xmlParseChunk(context, chars.baseAddress, Int32(chars.count), 0)
+        resumeLine = nil
+        lastResume = line
+        lineOffset = line - 1
+        swallowRoot = true
+        let bytes = Array("<\(root)>".utf8) + recent[index...]
+        bytes.withUnsafeBytes { parse($0) }
     }
 
     /// Parses the next bytes of the document.
@@ -110,13 +187,18 @@ final class XMLStreamParser {
         return openDelivered
     }
 
-    /// The line libxml2 is at.
+    /// The document's line libxml2 is at.
     private var line: Int {
-        guard let context else { return 0 }
-        return Int(xmlSAX2GetLineNumber(context))
+        guard let context else { return lineOffset }
+        return lineOffset + Int(xmlSAX2GetLineNumber(context))
     }
 
     private func start(_ localname: UnsafePointer<xmlChar>, count: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+        if swallowRoot {
+            swallowRoot = false
+            stack.append(true)
+            return
+        }
         if !pending.isEmpty {
             let (line, message) = pending[0]
             pending.removeAll()
@@ -169,7 +251,7 @@ final class XMLStreamParser {
                 brokenElements += 1
                 stack[stack.count - 1] = true
                 openDelivered -= 1
-                handler.problem(line: Int(error.line), reason: message, inElement: true)
+                handler.problem(line: lineOffset + Int(error.line), reason: message, inElement: true)
                 handler.endElement()
                 return
             case .other:
@@ -181,7 +263,8 @@ final class XMLStreamParser {
         if brokenElements > 0 && (error.code == Int32(XML_ERR_DOCUMENT_END.rawValue) || error.code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue)) {
             return
         }
-        pending.append((Int(error.line), message))
+        pending.append((lineOffset + Int(error.line), message))
+        lastErrorLine = lineOffset + Int(error.line)
     }
 
     private func flushPending(inElement: Bool) {
