@@ -109,6 +109,16 @@ struct ReaderTests {
         }
     }
 
+    @Test("an entity of the DTD never reads a file: the DTD is blanked, the reference is unreadable, its record skipped and named")
+    func externalEntity() {
+        let doctype = "<!DOCTYPE HealthData [\n<!ENTITY secret SYSTEM \"file:///etc/passwd\">\n]>"
+        let items = Self.items(Self.document([Self.record("1", extra: " note=\"&secret;\""), Self.record("2", line: 1)], doctype: doctype))
+        let (records, skipped) = Self.summary(items)
+        #expect(records == [7])
+        #expect(skipped.first?.hasPrefix("line 6: Record skipped: Entity 'secret' not defined") == true, "\(skipped)")
+        for case .record(let r) in items { #expect(r.attributes.pairs.allSatisfy { !$0.value.contains("root:") }) }
+    }
+
     @Test("a control character XML forbids (\\u{0B}) is read as a space, and its record kept")
     func controlCharacter() {
         let items = Self.items(Self.document([Self.record("1", extra: " device=\"iPhone\u{0B}X\"")]))
