@@ -33,8 +33,7 @@ struct ExportMapper: Sendable {
     /// or a second import of the same export would store everything again).
     static let namespace = UUIDv5.bytes("5B1F7A0C-3D2E-4F6A-9C8B-7E4D2A1B0C9F")!
 
-    /// Attributes that become the sample's own keys rather than `healthExport` members.
-    private static let recordKeys: Set<String> = ["type", "sourceName", "startDate", "endDate"]
+    /// Attributes of a workout that become the sample's own keys rather than `healthExport` members.
     private static let workoutKeys: Set<String> = ["sourceName", "startDate", "endDate"]
 
     // MARK: Records
@@ -113,8 +112,10 @@ struct ExportMapper: Sendable {
         if let name { w.field("name", name) }
         w.key("healthExport")
         w.beginObject()
-        for (key, text) in a.pairs where !Self.recordKeys.contains(key) && !(key == "source" && a["sourceName"] == nil) {
-            w.field(key, text)
+        let sourceIsOwn = a["sourceName"] == nil
+        for (key, text) in a.pairs {
+            if key == "type" || key == "sourceName" || key == "startDate" || key == "endDate" || (sourceIsOwn && key == "source") { continue }
+            w.member(key, text)
         }
         Self.writeMetadata(r.metadata, to: &w)
         if !r.beats.isEmpty {
@@ -213,14 +214,14 @@ struct ExportMapper: Sendable {
         if let energy { w.field("activeEnergyKilocalories", energy) }
         w.key("healthExport")
         w.beginObject()
-        for (key, text) in a.pairs where !Self.workoutKeys.contains(key) { w.field(key, text) }
+        for (key, text) in a.pairs where !Self.workoutKeys.contains(key) { w.member(key, text) }
         Self.writeMetadata(x.metadata, to: &w)
         for (key, list) in [("events", x.events), ("statistics", x.statistics), ("activities", x.activities), ("routes", x.routes)] where !list.isEmpty {
             w.key(key)
             w.beginArray()
             for element in list {
                 w.beginObject()
-                for (name, text) in element.pairs { w.field(name, text) }
+                for (name, text) in element.pairs { w.member(name, text) }
                 w.endObject()
             }
             w.endArray()
@@ -275,11 +276,12 @@ struct ExportMapper: Sendable {
             }
             let value = conversion.apply(number)
             if let reason = Self.rangeReason(value) { return .failure(MappingFailure("\(attribute) \(reason)")) }
-            w.field(key, value)
+            w.key(key)
+            w.number(value)
         }
         w.key("summary")
         w.beginObject()
-        for (key, text) in a.pairs { w.field(key, text) }
+        for (key, text) in a.pairs { w.member(key, text) }
         w.endObject()
         w.endObject()
         return .success(w.bytes)
@@ -312,7 +314,7 @@ struct ExportMapper: Sendable {
         guard !metadata.isEmpty else { return }
         w.key("metadata")
         w.beginObject()
-        for (key, value) in metadata { w.field(key, value) }
+        for (key, value) in metadata { w.member(key, value) }
         w.endObject()
     }
 

@@ -15,47 +15,78 @@ struct ExportTimestamp: Sendable {
 
     /// Parses `written`; nil when it is not one of the shapes above or names no real instant.
     init?(_ written: String) {
-        var digits: [UInt8] = []
-        digits.reserveCapacity(17)
-        var bytes = Array(written.utf8)[...]
-        // Date and time: 14 digits, separators - : T and spaces between them.
-        while digits.count < 14, let c = bytes.first {
-            if c >= 0x30 && c <= 0x39 {
-                digits.append(c)
-            } else if !(c == UInt8(ascii: "-") || c == UInt8(ascii: ":") || c == UInt8(ascii: " ") || c == UInt8(ascii: "T")) {
-                return nil
+        var copy = written
+        guard let parsed = copy.withUTF8({ Self.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    /// The parse itself, on the bytes, into a 29-byte buffer of the reference's shape (no
+    /// allocation but the result's text: this runs two or three times per record).
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> ExportTimestamp? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 29) { out -> ExportTimestamp? in
+            // Date and time: 14 digits, separators - : T and spaces between them, into their slots.
+            let slots = Self.digitSlots
+            var i = 0, d = 0
+            while d < 14 {
+                guard i < b.count else { return nil }
+                let c = b[i]
+                if c &- 0x30 < 10 {
+                    out[slots[d]] = c
+                    d += 1
+                } else if !(c == UInt8(ascii: "-") || c == UInt8(ascii: ":") || c == UInt8(ascii: " ") || c == UInt8(ascii: "T")) {
+                    return nil
+                }
+                i += 1
             }
-            bytes.removeFirst()
-        }
-        guard digits.count == 14 else { return nil }
-        // Fractional seconds: up to milliseconds kept.
-        var fraction: [UInt8] = []
-        if bytes.first == UInt8(ascii: ".") || bytes.first == UInt8(ascii: ",") {
-            bytes.removeFirst()
-            while let c = bytes.first, c >= 0x30 && c <= 0x39 {
-                if fraction.count < 3 { fraction.append(c) }
-                bytes.removeFirst()
+            out[4] = UInt8(ascii: "-"); out[7] = UInt8(ascii: "-"); out[10] = UInt8(ascii: "T")
+            out[13] = UInt8(ascii: ":"); out[16] = UInt8(ascii: ":"); out[19] = UInt8(ascii: ".")
+            // Fractional seconds: milliseconds kept.
+            var f = 0
+            if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
+                i += 1
+                while i < b.count, b[i] &- 0x30 < 10 {
+                    if f < 3 { out[20 + f] = b[i]; f += 1 }
+                    i += 1
+                }
+                guard f > 0 else { return nil }
             }
-            guard !fraction.isEmpty else { return nil }
+            while f < 3 { out[20 + f] = UInt8(ascii: "0"); f += 1 }
+            while i < b.count, b[i] == UInt8(ascii: " ") { i += 1 }
+            var count = 29
+            if i + 1 == b.count, b[i] == UInt8(ascii: "Z") {
+                out[23] = UInt8(ascii: "Z")
+                count = 24
+            } else {
+                guard i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") else { return nil }
+                out[23] = b[i]
+                i += 1
+                var o = 0
+                while i < b.count {
+                    let c = b[i]
+                    if c &- 0x30 < 10 {
+                        guard o < 4 else { return nil }
+                        out[o < 2 ? 24 + o : 25 + o] = c
+                        o += 1
+                    } else if c != UInt8(ascii: ":") || o != 2 {
+                        return nil
+                    }
+                    i += 1
+                }
+                guard o == 4 else { return nil }
+                out[26] = UInt8(ascii: ":")
+            }
+            let shaped = UnsafeBufferPointer(rebasing: out[0..<count])
+            guard let stamp = Timestamp(utf8: shaped) else { return nil }
+            return ExportTimestamp(text: String(decoding: shaped, as: UTF8.self), milliseconds: stamp.millisecondsSinceEpoch)
         }
-        while fraction.count < 3 { fraction.append(UInt8(ascii: "0")) }
-        while bytes.first == UInt8(ascii: " ") { bytes.removeFirst() }
-        var offset: [UInt8]
-        if bytes.elementsEqual([UInt8(ascii: "Z")]) {
-            offset = Array("Z".utf8)
-        } else {
-            guard let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
-            let rest = bytes.dropFirst().filter { $0 != UInt8(ascii: ":") }
-            guard rest.count == 4, rest.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-            offset = [sign] + Array(rest.prefix(2)) + [UInt8(ascii: ":")] + Array(rest.suffix(2))
-        }
-        let d = digits
-        let shaped: [UInt8] = Array(d[0..<4]) + [UInt8(ascii: "-")] + Array(d[4..<6]) + [UInt8(ascii: "-")] + Array(d[6..<8])
-            + [UInt8(ascii: "T")] + Array(d[8..<10]) + [UInt8(ascii: ":")] + Array(d[10..<12]) + [UInt8(ascii: ":")]
-            + Array(d[12..<14]) + [UInt8(ascii: ".")] + fraction + offset
-        guard let stamp = shaped.withUnsafeBufferPointer({ Timestamp(utf8: $0) }) else { return nil }
-        text = String(decoding: shaped, as: UTF8.self)
-        milliseconds = stamp.millisecondsSinceEpoch
+    }
+
+    /// Where the 14 digits of date and time go in the shaped text.
+    private static let digitSlots = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
+
+    init(text: String, milliseconds: Int64) {
+        self.text = text
+        self.milliseconds = milliseconds
     }
 }
 
@@ -65,30 +96,42 @@ struct ExportTimestamp: Sendable {
 enum ExportNumber {
     /// The finite value of `text`; nil when it is not a plain decimal number.
     static func parse(_ text: String) -> Double? {
-        var bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count < 400 else { return nil }
-        if bytes.filter({ $0 == UInt8(ascii: ",") }).count == 1 && !bytes.contains(UInt8(ascii: ".")) {
-            bytes = bytes.map { $0 == UInt8(ascii: ",") ? UInt8(ascii: ".") : $0 }
+        var copy = text
+        return copy.withUTF8 { b -> Double? in
+            guard b.count > 0, b.count < 400 else { return nil }
+            var commas = 0, points = 0
+            for c in b {
+                if c == UInt8(ascii: ",") { commas += 1 } else if c == UInt8(ascii: ".") { points += 1 }
+            }
+            if commas == 1 && points == 0 {
+                let pointed = b.map { $0 == UInt8(ascii: ",") ? UInt8(ascii: ".") : $0 }
+                return pointed.withUnsafeBufferPointer { number($0) }
+            }
+            return number(b)
         }
+    }
+
+    /// The value of plain decimal bytes (sign, digits, a point, an exponent), else nil.
+    private static func number(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
         var i = 0
         func digits() -> Int {
             let start = i
-            while i < bytes.count, bytes[i] >= 0x30 && bytes[i] <= 0x39 { i += 1 }
+            while i < b.count, b[i] &- 0x30 < 10 { i += 1 }
             return i - start
         }
-        if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") { i += 1 }
+        if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") { i += 1 }
         var count = digits()
-        if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+        if i < b.count, b[i] == UInt8(ascii: ".") {
             i += 1
             count += digits()
         }
         guard count > 0 else { return nil }
-        if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
             i += 1
-            if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") { i += 1 }
+            if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") { i += 1 }
             guard digits() > 0 else { return nil }
         }
-        guard i == bytes.count, let value = Double(String(decoding: bytes, as: UTF8.self)), value.isFinite else { return nil }
+        guard i == b.count, let value = Double(Substring(decoding: b, as: UTF8.self)), value.isFinite else { return nil }
         return value
     }
 

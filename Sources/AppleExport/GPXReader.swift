@@ -61,7 +61,7 @@ final class GPXReader: XMLEventHandler {
     func endElement() {
         switch open.popLast() {
         case .field(let f):
-            let value = String(decoding: text, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = String(decoding: text.drop { $0 <= 0x20 }.reversed().drop { $0 <= 0x20 }.reversed(), as: UTF8.self)
             if f == .time {
                 time = ExportTimestamp(value)?.milliseconds
             } else if let v = ExportNumber.parse(value), abs(v) <= 1e15 {

@@ -59,7 +59,7 @@ func runAppleExportBenchmark(_ arguments: [String]) throws {
     guard generated.status == 0 else { throw BenchmarkError.usage("generate failed: \(generated.stderr)") }
     let archive = folder + "/export.zip"
     let documentSize = try ExportSource(path: archive).documentSize ?? 0
-    let archiveSize = (try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int) ?? 0
+    let archiveSize = (try FileManager.default.attributesOfItem(atPath: archive)[.size] as? NSNumber)?.intValue ?? 0
     say(generated.stderr.trimmingCharacters(in: .whitespacesAndNewlines) + String(format: " (%.0f s)", now() - started))
 
     // 2. The same samples as healthd JSON bodies, cut the way the import cuts them.
@@ -135,7 +135,7 @@ func runAppleExportBenchmark(_ arguments: [String]) throws {
         let output = folder + "/healthkit.db"
         try? FileManager.default.removeItem(atPath: output)
         let run = try timed(healthkitToSQLite, [archive, output])
-        let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? Int) ?? 0
+        let size = ((try? FileManager.default.attributesOfItem(atPath: output)[.size]) as? NSNumber)?.intValue ?? 0
         other = String(format: "| healthkit-to-sqlite (SQLite file, %d MB) | %.1f s | %.0f MiB |", size / 1_000_000, run.seconds, run.rssMiB)
         say(other)
     }
