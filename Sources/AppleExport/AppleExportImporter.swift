@@ -256,9 +256,8 @@ struct FileIdentity: Sendable {
         return SHA256.hexString(hash.finalize())
     }
 
-    /// The modification time in the reference's shape (UTC): the generatedAt of an export
-    /// without an ExportDate.
+    /// The modification time in ISO 8601 (UTC): the generatedAt of an export without an ExportDate.
     var modifiedText: String {
-        ExportTimestamp(milliseconds: modifiedNanoseconds / 1_000_000).text
+        ISO8601Timestamp(microsecondsSinceEpoch: modifiedNanoseconds / 1000, offsetSeconds: 0).description
     }
 }

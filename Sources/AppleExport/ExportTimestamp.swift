@@ -156,24 +156,3 @@ enum ExportNumber {
         return Double(hour * 3600 + m * 60) + s
     }
 }
-
-extension ExportTimestamp {
-    /// The instant `milliseconds` after the epoch, written in UTC (`…Z`).
-    init(milliseconds: Int64) {
-        let day = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
-        let inDay = Int(milliseconds - day * 86_400_000)
-        // Howard Hinnant's civil_from_days.
-        let z = Int(day) + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-        text = String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", y, m, d, inDay / 3_600_000, inDay / 60_000 % 60,
-                      inDay / 1000 % 60, inDay % 1000)
-        self.milliseconds = milliseconds
-    }
-}

@@ -14,27 +14,9 @@ public enum UUIDv5 {
 
     /// The 16 bytes of a UUID written as 8-4-4-4-12 hex digits (either case); nil otherwise.
     public static func bytes(_ text: String) -> [UInt8]? {
-        let digits = text.utf8.filter { $0 != UInt8(ascii: "-") }
-        guard text.utf8.count == 36, digits.count == 32 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        var high: UInt8?
-        for c in digits {
-            let v: UInt8
-            switch c {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = c - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): v = c - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): v = c - UInt8(ascii: "A") + 10
-            default: return nil
-            }
-            if let h = high {
-                out.append(h << 4 | v)
-                high = nil
-            } else {
-                high = v
-            }
-        }
-        return out
+        let digits = String(text.filter { $0 != "-" })
+        guard text.utf8.count == 36, digits.utf8.count == 32, digits.allSatisfy(\.isHexDigit) else { return nil }
+        return Hex.bytes(digits)
     }
 
     /// 16 bytes as uppercase 8-4-4-4-12 text.
@@ -48,5 +30,25 @@ public enum UUIDv5 {
             out.append(hex[Int(b & 0x0F)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Hexadecimal text and bytes.
+public enum Hex {
+    /// The bytes of hex digits, two per byte (either case; the caller has checked they are hex).
+    public static func bytes(_ hex: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(hex.utf8.count / 2)
+        var high: UInt8?
+        for c in hex.utf8 {
+            let v: UInt8 = c >= 97 ? c - 87 : c >= 65 ? c - 55 : c - 48
+            if let h = high {
+                out.append(h << 4 | v)
+                high = nil
+            } else {
+                high = v
+            }
+        }
+        return out
     }
 }
