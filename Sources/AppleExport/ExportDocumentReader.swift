@@ -163,30 +163,25 @@ final class ExportDocumentReader: XMLEventHandler {
     }
 
     func restarted(line: Int) {
-        let open: (String, Int)? = record.map { ("Record", $0.line) } ?? workout.map { ("Workout", $0.line) }
-            ?? summary.map { ("ActivitySummary", $0.line) }
-        if let (name, start) = open {
-            emit(.skipped(SkippedElement(name: name, line: start, reason: broken?.reason ?? "the document is unreadable from line \(line)")))
-        }
-        record = nil
-        workout = nil
-        summary = nil
-        broken = nil
+        dropOpenItem(reason: broken?.reason ?? "the document is unreadable from line \(line)")
         frames = frames.isEmpty ? [] : [frames[0]]
     }
 
     /// At the end of the document: an item still open was cut off.
     func documentEnded(atLine line: Int) {
+        dropOpenItem(reason: "the document ends inside it (line \(line))")
+        frames.removeAll()
+    }
+
+    /// The item being read, if any, is skipped with `reason`.
+    private func dropOpenItem(reason: String) {
         let open: (String, Int)? = record.map { ("Record", $0.line) } ?? workout.map { ("Workout", $0.line) }
             ?? summary.map { ("ActivitySummary", $0.line) }
-        if let (name, start) = open {
-            emit(.skipped(SkippedElement(name: name, line: start, reason: "the document ends inside it (line \(line))")))
-        }
+        if let (name, start) = open { emit(.skipped(SkippedElement(name: name, line: start, reason: reason))) }
         record = nil
         workout = nil
         summary = nil
         broken = nil
-        frames.removeAll()
     }
 
     private func markBroken(_ reason: SkippedElement) {
