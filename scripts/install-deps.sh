@@ -3,7 +3,7 @@
 # they are missing. Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 
-packages=(libpq-dev libmicrohttpd-dev zlib1g-dev libssl-dev postgresql curl libyaml-dev)
+packages=(libpq-dev libmicrohttpd-dev zlib1g-dev libssl-dev libxml2-dev libzip-dev postgresql curl libyaml-dev)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

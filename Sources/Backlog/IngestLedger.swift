@@ -1,3 +1,4 @@
+import Hashing
 import Postgres
 import Warehouse
 
@@ -44,7 +45,7 @@ enum IngestLedger {
         for row in rows {
             out[try row.decode(0)] = LedgerEntry(
                 size: try row.decode(1), modifiedNanoseconds: try row.decode(2), ingestedBytes: try row.decode(3),
-                ingestedLines: try row.decode(4), ingestedRecords: try row.decode(5), sha256: hexBytes(try row.decode(6)))
+                ingestedLines: try row.decode(4), ingestedRecords: try row.decode(5), sha256: Hex.bytes(try row.decode(6)))
         }
         return out
     }
@@ -69,21 +70,5 @@ enum IngestLedger {
             """, [person, update.path, update.format.rawValue, update.compressed, e.size, e.modifiedNanoseconds,
                   e.ingestedBytes, e.ingestedLines, e.ingestedRecords, PostgresBytea(e.sha256), update.countsAsRun ? 1 : 0,
                   batches, counts.samples, counts.inserted, counts.duplicates, counts.replaced, counts.quarantined])
-    }
-
-    static func hexBytes(_ hex: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(hex.utf8.count / 2)
-        var high: UInt8?
-        for c in hex.utf8 {
-            let v: UInt8 = c >= 97 ? c - 87 : c >= 65 ? c - 55 : c - 48
-            if let h = high {
-                out.append(h << 4 | v)
-                high = nil
-            } else {
-                high = v
-            }
-        }
-        return out
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A bounded blocking queue between the reading thread and the storing one.
-final class WorkQueue<Element>: @unchecked Sendable {
+/// A bounded blocking queue between the reading thread and the storing one (ingest, import-apple-health).
+public final class WorkQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
     private var head = 0
@@ -9,12 +9,13 @@ final class WorkQueue<Element>: @unchecked Sendable {
     private var closed = false
     private let capacity: Int
 
-    init(capacity: Int) {
+    /// A queue holding at most `capacity` items.
+    public init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Adds an item, waiting while the queue is full; false once the queue is closed.
-    func put(_ item: Element) -> Bool {
+    public func put(_ item: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while items.count - head >= capacity && !closed { condition.wait() }
@@ -25,7 +26,7 @@ final class WorkQueue<Element>: @unchecked Sendable {
     }
 
     /// No more items will come.
-    func finish() {
+    public func finish() {
         condition.lock()
         finished = true
         condition.broadcast()
@@ -33,7 +34,7 @@ final class WorkQueue<Element>: @unchecked Sendable {
     }
 
     /// The consumer gives up: waiting producers return false, items are dropped.
-    func close() {
+    public func close() {
         condition.lock()
         closed = true
         items.removeAll()
@@ -43,7 +44,7 @@ final class WorkQueue<Element>: @unchecked Sendable {
     }
 
     /// The next item, waiting for one; nil when finished and empty, or closed.
-    func take() -> Element? {
+    public func take() -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while head == items.count && !finished && !closed { condition.wait() }

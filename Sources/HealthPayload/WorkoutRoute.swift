@@ -53,3 +53,12 @@ public struct WorkoutRoute: Sendable, Equatable {
         verticalAccuracies = order.map { verticalAccuracies[$0] }
     }
 }
+
+extension WorkoutRoute {
+    /// Puts the points in time order (stably: points of one instant keep their order).
+    public mutating func sortByTime() {
+        if let order = StrideeDecoder.stableOrder(times, sorted: zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }) {
+            permute(order)
+        }
+    }
+}

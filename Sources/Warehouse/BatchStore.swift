@@ -8,19 +8,28 @@ public enum DeliveryOrigin: Sendable, Equatable {
     case http
     /// A saved body read by `ingest`, with the file's path.
     case file(path: String)
+    /// A batch of the Health app's export read by `import-apple-health`, with the export's path.
+    case export(path: String)
 
     var name: String {
         switch self {
         case .http: return "http"
         case .file: return "file"
+        case .export: return "export"
         }
     }
 
     var path: String? {
         switch self {
         case .http: return nil
-        case .file(let path): return path
+        case .file(let path), .export(let path): return path
         }
+    }
+
+    /// The delivery's format: the batch's own, but an export's is its XML.
+    func format(of batch: Batch) -> String {
+        if case .export = self { return "xml" }
+        return batch.format.rawValue
     }
 }
 
@@ -36,18 +45,21 @@ public struct StoreCounts: Sendable, Equatable {
     public var replaced = 0
     /// Samples that broke the contract, kept apart with the reason.
     public var quarantined = 0
+    /// Records of an export not stored because a pushed sample equal to them is held (always 0 for healthd batches).
+    public var matched = 0
 
-    public init(samples: Int = 0, inserted: Int = 0, duplicates: Int = 0, replaced: Int = 0, quarantined: Int = 0) {
+    public init(samples: Int = 0, inserted: Int = 0, duplicates: Int = 0, replaced: Int = 0, quarantined: Int = 0, matched: Int = 0) {
         self.samples = samples
         self.inserted = inserted
         self.duplicates = duplicates
         self.replaced = replaced
         self.quarantined = quarantined
+        self.matched = matched
     }
 
     static func + (a: StoreCounts, b: StoreCounts) -> StoreCounts {
         StoreCounts(samples: a.samples + b.samples, inserted: a.inserted + b.inserted, duplicates: a.duplicates + b.duplicates,
-                    replaced: a.replaced + b.replaced, quarantined: a.quarantined + b.quarantined)
+                    replaced: a.replaced + b.replaced, quarantined: a.quarantined + b.quarantined, matched: a.matched + b.matched)
     }
 
     /// `{"samples": n, "inserted": i, "duplicates": d, "replaced": r, "quarantined": q}`
@@ -82,13 +94,13 @@ public struct BatchStore: Sendable {
     public static func store(_ batch: Batch, person: String, origin: DeliveryOrigin, bodySHA256: [UInt8],
                              on connection: PostgresConnection) throws -> StoreCounts {
         let row = try connection.query("""
-            SELECT samples, inserted, duplicates, replaced, quarantined
+            SELECT samples, inserted, duplicates, replaced, quarantined, matched
             FROM health_store.store_batch($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8)
-            """, [person, origin.name, batch.format.rawValue, origin.path, batch.envelope.jsonText,
+            """, [person, origin.name, origin.format(of: batch), origin.path, batch.envelope.jsonText,
                   PostgresBinaryText(batch.samplesJSON), quarantineJSON(batch.quarantined), PostgresBytea(bodySHA256)])
         guard let first = row.first else { return StoreCounts() }
         return StoreCounts(samples: try first.decode(0), inserted: try first.decode(1), duplicates: try first.decode(2),
-                           replaced: try first.decode(3), quarantined: try first.decode(4))
+                           replaced: try first.decode(3), quarantined: try first.decode(4), matched: try first.decode(5))
     }
 
     /// `[{"position": 3, "reason": "…", "raw": "…"}, …]`

@@ -2,13 +2,13 @@ import DemoData
 import Foundation
 import HealthPayload
 
-/// `health-warehouse generate --days N [--start DATE] [--format json|csv] [--out DIR] [--seed S]`
+/// `health-warehouse generate --days N [--start DATE] [--format json|csv|apple-export] [--out DIR] [--seed S] [--malformed]`
 struct GenerateCommand: Command {
     static let name = "generate"
-    static let summary = "write realistic demo bodies (JSON or CSV)"
+    static let summary = "write realistic demo bodies (JSON or CSV), or the Health app's export.zip"
     static let help = """
-        usage: health-warehouse generate --days N [--start YYYY-MM-DD] [--format json|csv]
-                                         [--out DIR] [--seed S] [--coalesce PERCENT]
+        usage: health-warehouse generate --days N [--start YYYY-MM-DD] [--format json|csv|apple-export]
+                                         [--out DIR] [--seed S] [--malformed] [--coalesce PERCENT]
                                          [--stridee-out DIR]
 
         Writes realistic healthd v1 bodies, one file per body, for trying the views, Grafana
@@ -26,7 +26,10 @@ struct GenerateCommand: Command {
 
           --days N          days to simulate, 1 to 3650 (about 1000 samples a day)
           --start DATE      first day, YYYY-MM-DD (default: today minus N days, UTC)
-          --format F        json (default) or csv
+          --format F        json (default) or csv; apple-export writes DIR/export.zip instead:
+                            the same person as the Health app exports them (export.xml and a
+                            GPX route per outdoor workout), for `import-apple-health`
+          --malformed       with apple-export: one Record the app could not have written
           --out DIR         folder to write into, created if missing (default ./backlog);
                             files of the same names are replaced, others left alone
           --seed S          a whole number from 0 to 18446744073709551615 (default 1)
@@ -52,9 +55,11 @@ struct GenerateCommand: Command {
     var seed: UInt64
     var coalescePercent: Int
     var strideeOut: String?
+    var appleExport: Bool
+    var malformed: Bool
 
     init(arguments: [String]) throws {
-        let parsed = try ParsedArguments(arguments, command: Self.name, flags: [],
+        let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["malformed"],
                                          options: ["days", "start", "format", "out", "seed", "coalesce", "stridee-out"])
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "generate takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
@@ -73,9 +78,12 @@ struct GenerateCommand: Command {
             start = today.adding(days: -days)
         }
         let formatText = parsed.value("format") ?? "json"
-        guard let format = PayloadFormat(rawValue: formatText) else {
-            throw UsageError(message: "--format must be json or csv, got \"\(formatText)\"", command: Self.name)
+        appleExport = formatText == "apple-export"
+        malformed = parsed.has("malformed")
+        guard let format = appleExport ? .json : PayloadFormat(rawValue: formatText) else {
+            throw UsageError(message: "--format must be json, csv or apple-export, got \"\(formatText)\"", command: Self.name)
         }
+        if malformed && !appleExport { throw UsageError(message: "--malformed goes with --format apple-export", command: Self.name) }
         self.format = format
         out = parsed.value("out") ?? "./backlog"
         guard !out.isEmpty else { throw UsageError(message: "--out must name a folder", command: Self.name) }
@@ -96,6 +104,7 @@ struct GenerateCommand: Command {
         } catch {
             throw CommandFailure(message: "cannot create \(out): \(error.localizedDescription)", hint: "choose another folder with --out DIR")
         }
+        if appleExport { return try writeAppleExport(into: folder) }
         let stridee = try strideeOut.map { try StrideeFiles(folder: $0, seed: seed) }
         let generator = DemoGenerator(DemoGenerator.Options(start: start, days: days, format: format, seed: seed,
                                                             coalescedShare: Double(coalescePercent) / 100))

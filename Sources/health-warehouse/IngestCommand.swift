@@ -119,8 +119,8 @@ struct IngestCommand: Command {
     }
 }
 
-/// The progress line on a terminal: files, samples, samples/s, time left, redrawn in place at
-/// most ten times a second. Off the terminal it prints nothing.
+/// The progress line on a terminal (ingest: files, samples, samples/s, time left; an import
+/// its own line), redrawn in place at most ten times a second. Off the terminal it prints nothing.
 final class ProgressDisplay: Sendable {
     private let enabled: Bool
     private let state = Mutex<(drawn: Bool, last: UInt64)>((false, 0))
@@ -130,14 +130,19 @@ final class ProgressDisplay: Sendable {
     }
 
     func show(_ progress: IngestProgress) {
+        var line = "ingest: \(progress.filesDone)/\(progress.filesTotal) files, \(progress.samples) samples, "
+            + "\(Int(progress.samplesPerSecond.rounded())) samples/s"
+        if let left = progress.secondsLeft { line += ", " + Self.duration(left) + " left" }
+        show(line: line, force: progress.filesDone == progress.filesTotal)
+    }
+
+    /// Redraws the line (at most ten times a second unless `force`).
+    func show(line: String, force: Bool = false) {
         guard enabled else { return }
         let now = DispatchTime.now().uptimeNanoseconds
         state.withLock { state in
-            guard now - state.last > 100_000_000 || progress.filesDone == progress.filesTotal else { return }
+            guard now - state.last > 100_000_000 || force else { return }
             state.last = now
-            var line = "ingest: \(progress.filesDone)/\(progress.filesTotal) files, \(progress.samples) samples, "
-                + "\(Int(progress.samplesPerSecond.rounded())) samples/s"
-            if let left = progress.secondsLeft { line += ", " + Self.duration(left) + " left" }
             FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
             state.drawn = true
         }

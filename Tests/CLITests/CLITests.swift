@@ -21,7 +21,7 @@ struct CLITests {
 
     @Test("--help works for every command and exits 0")
     func help() throws {
-        for command in ["serve", "migrate", "ingest", "token", "set-time-zone", "status", "generate"] {
+        for command in ["serve", "migrate", "ingest", "token", "set-time-zone", "status", "generate", "import-apple-health"] {
             let out = try CLIProcess.run([command, "--help"])
             #expect(out.status == 0, "\(command)")
             #expect(out.stdout.contains("usage: health-warehouse \(command)"), "\(command)")

@@ -26,13 +26,31 @@ struct GeneratedDataTests {
                 try? FileManager.default.removeItem(atPath: folder)
                 try? FileManager.default.removeItem(atPath: strideeFolder)
             }
-            let generate = try CLIProcess.run(["generate", "--days", "30", "--out", folder, "--seed", "7", "--stridee-out", strideeFolder])
+            let (start, days) = Self.window()
+            let generate = try CLIProcess.run(["generate", "--start", start, "--days", String(days), "--out", folder, "--seed", "7",
+                                               "--stridee-out", strideeFolder])
             guard generate.status == 0 else { throw DeploymentTestError("generate: \(generate.stderr)") }
             let ingest = try CLIProcess.run(["ingest", "--person", "me", "--database-url", database.connectionString, folder])
             guard ingest.status == 0 else { throw DeploymentTestError("ingest: \(ingest.stderr)") }
             strideeBodies = try Self.push(strideeFolder, to: database)
             try FilledDatabase.runReaderLoginScript(on: database, login: Self.login, password: "pw")
             reader = Libpq.with(database.connectionString, user: Self.login, password: "pw")
+        }
+
+        /// About the last 30 days up to today (so the queries' "last weeks" see them), starting on
+        /// a Sunday: the simulator draws by weekday, so whatever day the tests run, the same
+        /// days of data come out (every wellness kind, runs with routes), never a luckless month.
+        static func window() -> (start: String, days: Int) {
+            let today = Int(floor(Date().timeIntervalSince1970 / 86_400))
+            var first = today - 30
+            // 1970-01-01 was a Thursday: (day + 3) % 7 is 6 on a Sunday. (Seed 7 from a Sunday
+            // gives runs in the first weeks; from a Monday it happens to give none.)
+            while (first + 3) % 7 != 6 { first -= 1 }
+            var t = time_t(first * 86_400)
+            var parts = tm()
+            gmtime_r(&t, &parts)
+            let start = String(format: "%04d-%02d-%02d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday))
+            return (start, today - first)
         }
 
         /// Pushes every Stridee body of `folder` to a real `serve` on the relay paths of person

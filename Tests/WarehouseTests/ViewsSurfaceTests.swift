@@ -169,6 +169,11 @@ struct ViewsSurfaceTests {
             ("person", "text"), ("day", "date"), ("metric", "text"), ("warehouse_value", "double precision"),
             ("healthkit_value", "double precision"), ("difference", "double precision"),
         ]),
+        ("activity_summaries", [
+            ("person", "text"), ("day", "date"), ("active_energy_kcal", "double precision"),
+            ("active_energy_goal_kcal", "double precision"), ("exercise_min", "double precision"),
+            ("exercise_goal_min", "double precision"), ("stand_hours", "double precision"), ("stand_goal_hours", "double precision"),
+        ]),
         ("coalesced_samples", [
             ("person", "text"), ("day", "date"), ("type", "text"), ("source", "text"), ("uuid", "uuid"),
             ("start_at", "timestamp with time zone"), ("end_at", "timestamp with time zone"),

@@ -55,6 +55,12 @@ DECLARE
 BEGIN
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
 
+  -- A pushed sample replaces the imported twin of it (33_apple_export.sql): one index probe
+  -- for a person who never imported.
+  IF p_origin <> 'export' THEN
+    PERFORM health_store.drop_export_twins(p_person, p_samples);
+  END IF;
+
   -- Every writer of a person's samples holds that person's lock, so nobody else inserts this
   -- person's uuids meanwhile: held rows are found by index probes, new ones are plain
   -- inserts and changed ones plain updates, which is much cheaper than an
@@ -195,6 +201,9 @@ COMMENT ON FUNCTION health_store.store_samples(text, jsonb, text, timestamptz, u
 -- p_samples   JSON array of the valid samples, each the exact object sent (or built from a
 --             CSV row); validated by the caller, so every cast below succeeds
 -- p_quarantine JSON array of {position, reason, raw} for the samples that broke the contract
+--
+-- An export's records that a held healthd or Stridee sample already is are not stored and are
+-- counted as matched (drop_pushed_twins, 33_apple_export.sql).
 CREATE OR REPLACE FUNCTION health_store.store_batch(
   p_person       text,
   p_origin       text,
@@ -205,7 +214,8 @@ CREATE OR REPLACE FUNCTION health_store.store_batch(
   p_quarantine   jsonb,
   p_body_sha256  bytea,
   p_received_at  timestamptz DEFAULT clock_timestamp()
-) RETURNS TABLE (samples integer, inserted integer, duplicates integer, replaced integer, quarantined integer)
+) RETURNS TABLE (samples integer, inserted integer, duplicates integer, replaced integer, quarantined integer,
+                matched integer)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -216,17 +226,23 @@ DECLARE
   v_replaced    integer;
   v_delivery    bigint;
   v_export      uuid := (p_envelope->>'exportId')::uuid;
+  v_samples     jsonb := p_samples;
+  v_matched     integer := 0;
 BEGIN
   PERFORM health_store.lock_person(p_person);
 
+  IF p_origin = 'export' THEN
+    SELECT t.samples, t.matched INTO v_samples, v_matched FROM health_store.drop_pushed_twins(p_person, p_samples) t;
+  END IF;
+
   SELECT s.n_inserted, s.n_replaced INTO v_inserted, v_replaced
-  FROM health_store.store_samples(p_person, p_samples, CASE p_origin WHEN 'export' THEN 'export' ELSE 'healthd' END,
+  FROM health_store.store_samples(p_person, v_samples, CASE p_origin WHEN 'export' THEN 'export' ELSE 'healthd' END,
                                   p_received_at, v_export) s;
 
   INSERT INTO health_store.deliveries (
     person, received_at, origin, format, export_id, batch_sequence, is_final, basis,
     window_start, window_end, occasion_start, occasion_end, generated_at,
-    samples, inserted, duplicates, replaced, quarantined, body_sha256, file)
+    samples, inserted, duplicates, replaced, quarantined, body_sha256, file, matched)
   VALUES (
     p_person, p_received_at, p_origin, p_format, v_export,
     (p_envelope->>'batchSequence')::integer, (p_envelope->>'isFinalBatch')::boolean,
@@ -234,21 +250,21 @@ BEGIN
     (p_envelope->>'windowStart')::timestamptz, (p_envelope->>'windowEnd')::timestamptz,
     (p_envelope->>'occasionStart')::timestamptz, (p_envelope->>'occasionEnd')::timestamptz,
     (p_envelope->>'generatedAt')::timestamptz,
-    v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced, v_replaced,
-    v_quarantined, p_body_sha256, p_file)
+    v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced - v_matched, v_replaced,
+    v_quarantined, p_body_sha256, p_file, v_matched)
   RETURNING delivery_id INTO v_delivery;
 
   INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw)
   SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw'
   FROM jsonb_array_elements(p_quarantine) AS q;
 
-  RETURN QUERY SELECT v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced,
-                      v_replaced, v_quarantined;
+  RETURN QUERY SELECT v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced - v_matched,
+                      v_replaced, v_quarantined, v_matched;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.store_batch IS
-  'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts.';
+  'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts. An export''s records equal to a held pushed sample are not stored and are counted as matched.';
 
 REVOKE EXECUTE ON FUNCTION
   health_store.store_samples(text, jsonb, text, timestamptz, uuid),

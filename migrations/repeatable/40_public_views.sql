@@ -374,7 +374,7 @@ COMMENT ON VIEW health.freshness IS
 COMMENT ON COLUMN health.freshness.person IS 'Whose data.';
 COMMENT ON COLUMN health.freshness.last_received_at IS 'When the latest accepted batch arrived (timestamptz).';
 COMMENT ON COLUMN health.freshness.last_export_id IS 'exportId of the export run that sent that batch.';
-COMMENT ON COLUMN health.freshness.last_basis IS 'basis of that batch: window (a manual or Shortcuts export) or anchor (the scheduled export).';
+COMMENT ON COLUMN health.freshness.last_basis IS 'basis of that batch: window (a manual or Shortcuts export), anchor (the scheduled export) or export (an import of the Health app''s export).';
 COMMENT ON COLUMN health.freshness.newest_sample_end_at IS 'The latest end of any sample held for the person (timestamptz); NULL when none is held.';
 COMMENT ON COLUMN health.freshness.hours_since_last_batch IS 'Hours since last_received_at, as of now().';
 COMMENT ON COLUMN health.freshness.stale_after IS 'How long without a batch counts as stale (health.set_stale_after; 6 hours unless set).';
@@ -441,7 +441,7 @@ COMMENT ON VIEW health.export_runs IS
   'One row per person and export run (exportId): which batches arrived and whether the run is complete. A run with no final batch yet is truncated, not invalid: its batches are stored, and a missing batch may still arrive on retry.';
 COMMENT ON COLUMN health.export_runs.person IS 'Whose data.';
 COMMENT ON COLUMN health.export_runs.export_id IS 'exportId shared by every batch of the run.';
-COMMENT ON COLUMN health.export_runs.basis IS 'window (a manual or Shortcuts export) or anchor (the scheduled export).';
+COMMENT ON COLUMN health.export_runs.basis IS 'window (a manual or Shortcuts export), anchor (the scheduled export) or export (an import of the Health app''s export: one run per exported file).';
 COMMENT ON COLUMN health.export_runs.generated_at IS 'When the run''s batches were built (timestamptz); not when any sample was recorded.';
 COMMENT ON COLUMN health.export_runs.occasion_start IS 'Start of the run''s occasion (timestamptz): a label, not a filter.';
 COMMENT ON COLUMN health.export_runs.occasion_end IS 'End of the run''s occasion (timestamptz).';
@@ -464,15 +464,15 @@ SELECT d.person, d.received_at, d.origin, d.format, d.export_id, d.batch_sequenc
 FROM health_store.deliveries d;
 
 COMMENT ON VIEW health.deliveries IS
-  'One row per accepted request or backlog file batch, retries included.';
+  'One row per accepted request, backlog file batch or batch of an imported export, retries included.';
 COMMENT ON COLUMN health.deliveries.person IS 'Whose data.';
 COMMENT ON COLUMN health.deliveries.received_at IS 'When the batch was accepted (timestamptz).';
-COMMENT ON COLUMN health.deliveries.origin IS 'http (sent by the app) or file (read from a backlog file by ingest).';
-COMMENT ON COLUMN health.deliveries.format IS 'json or csv.';
+COMMENT ON COLUMN health.deliveries.origin IS 'http (sent by the app), file (read from a backlog file by ingest) or export (the Health app''s export, read by import-apple-health).';
+COMMENT ON COLUMN health.deliveries.format IS 'json or csv; xml for an export.';
 COMMENT ON COLUMN health.deliveries.export_id IS 'exportId of the run the batch belongs to.';
 COMMENT ON COLUMN health.deliveries.batch_sequence IS 'batchSequence: 1-based position of the batch in its run.';
 COMMENT ON COLUMN health.deliveries.is_final IS 'isFinalBatch: true on the run''s last batch.';
-COMMENT ON COLUMN health.deliveries.basis IS 'window (a manual or Shortcuts export) or anchor (the scheduled export).';
+COMMENT ON COLUMN health.deliveries.basis IS 'window (a manual or Shortcuts export) or anchor (the scheduled export); export for a batch of the Health app''s export.';
 COMMENT ON COLUMN health.deliveries.window_start IS 'windowStart (timestamptz): no sample of the batch starts before it.';
 COMMENT ON COLUMN health.deliveries.window_end IS 'windowEnd (timestamptz): no sample of the batch ends after it.';
 COMMENT ON COLUMN health.deliveries.samples IS 'Samples in the batch, quarantined ones included.';
@@ -480,7 +480,7 @@ COMMENT ON COLUMN health.deliveries.inserted IS 'Samples new to the store (uuid 
 COMMENT ON COLUMN health.deliveries.duplicates IS 'Samples already held with the same content, and repeats of a uuid within the batch.';
 COMMENT ON COLUMN health.deliveries.replaced IS 'Samples already held whose content changed: the newer copy replaced the older.';
 COMMENT ON COLUMN health.deliveries.quarantined IS 'Samples that broke the contract and were kept in health.quarantine instead.';
-COMMENT ON COLUMN health.deliveries.file IS 'Backlog file the batch was read from; NULL for http.';
+COMMENT ON COLUMN health.deliveries.file IS 'Backlog file or export (archive, folder or export.xml) the batch was read from; NULL for http.';
 
 ---------------------------------------------------------------------------------------------
 -- health.quarantine

@@ -1,0 +1,85 @@
+import HealthPayload
+
+/// An element's attributes, copied out of the parser in the order written.
+struct ElementAttributes: Sendable {
+    var pairs: [(name: String, value: String)] = []
+
+    init(_ element: XMLStartElement) {
+        pairs.reserveCapacity(element.attributeCount)
+        for i in 0..<element.attributeCount {
+            let a = element.attribute(i)
+            pairs.append((String(cString: a.name), XMLBytes.text(a.value)))
+        }
+    }
+
+    init(pairs: [(name: String, value: String)]) {
+        self.pairs = pairs
+    }
+
+    /// The value of the attribute `name`; nil when absent.
+    subscript(_ name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+}
+
+/// A `Record` element: its attributes, `MetadataEntry` children and HRV beat list.
+struct ExportRecord: Sendable {
+    var attributes: ElementAttributes
+    var metadata: [(key: String, value: String)] = []
+    var beats: [(bpm: String, time: String)] = []
+    /// The line of its start tag.
+    var line: Int
+}
+
+/// A `Workout` element with what it holds.
+struct ExportWorkout: Sendable {
+    var attributes: ElementAttributes
+    var metadata: [(key: String, value: String)] = []
+    var events: [ElementAttributes] = []
+    var statistics: [ElementAttributes] = []
+    var activities: [ElementAttributes] = []
+    /// The `WorkoutRoute` elements' own attributes.
+    var routes: [ElementAttributes] = []
+    /// The route files `FileReference`s name, in order, each once.
+    var routeFiles: [String] = []
+    /// Points of inline `Location` elements (exports before iOS 13).
+    var inlineRoute = WorkoutRoute()
+    var line: Int
+}
+
+/// An `ActivitySummary` element.
+struct ExportActivitySummary: Sendable {
+    var attributes: ElementAttributes
+    var line: Int
+}
+
+/// Something of the export that could not be read: named with its line, and left out.
+public struct SkippedElement: Sendable, Equatable, CustomStringConvertible {
+    /// The element's name (`Record`, `Workout`, …), or what else it was (`text`, a route file).
+    public var name: String
+    /// The line in the export document (0 when it has none: a route file).
+    public var line: Int
+    /// Why it was left out.
+    public var reason: String
+
+    /// A skipped element.
+    public init(name: String, line: Int, reason: String) {
+        self.name = name
+        self.line = line
+        self.reason = reason
+    }
+
+    /// `line 5: Record skipped: attributes construct error`
+    public var description: String {
+        line > 0 ? "line \(line): \(name) skipped: \(reason)" : "\(name) skipped: \(reason)"
+    }
+}
+
+/// One unit of an export, in document order: the import's position counts these.
+enum ExportItem: Sendable {
+    case record(ExportRecord)
+    case workout(ExportWorkout)
+    case activitySummary(ExportActivitySummary)
+    /// An element that could not be read (a Record among them counts as a Record read).
+    case skipped(SkippedElement)
+}

@@ -1,0 +1,340 @@
+import Hashing
+import HealthPayload
+
+/// An export element made into a healthd-shaped sample object (reference "The sample object"),
+/// ready for `store_batch`.
+struct MappedSample: Sendable {
+    /// The sample object's JSON text.
+    var json: [UInt8]
+    /// Its name-based uuid.
+    var uuid: String
+    var start: ExportTimestamp
+    var end: ExportTimestamp
+}
+
+/// Why an element could not become a sample or summary.
+struct MappingFailure: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+}
+
+/// The mapping of CONTRACT.md §5: records and workouts to samples in healthd's shape (values of
+/// catalog types in the catalog's units, sleep stages by name, everything else of the element
+/// kept under the payload's `healthExport` key), activity summaries to their row.
+///
+/// Every object built is valid for PostgreSQL by construction, as `PayloadDecoder` guarantees
+/// for what it passes: a UUID, timestamps in the reference's shape with their ranges checked
+/// (`Timestamp`), finite numbers within the validator's bounds, strings from libxml2 (valid
+/// UTF-8, no NUL) escaped by `JSONString`.
+struct ExportMapper: Sendable {
+    let catalog: ExportCatalog
+
+    /// The namespace of the name-based uuids of export elements (a constant: never change it,
+    /// or a second import of the same export would store everything again).
+    static let namespace = UUIDv5.bytes("5B1F7A0C-3D2E-4F6A-9C8B-7E4D2A1B0C9F")!
+
+    /// Attributes of a workout that become the sample's own keys rather than `healthExport` members.
+    private static let workoutKeys: Set<String> = ["sourceName", "startDate", "endDate"]
+
+    // MARK: Records
+
+    func record(_ r: ExportRecord) -> Result<MappedSample, MappingFailure> {
+        let a = r.attributes
+        guard let type = a["type"], !type.isEmpty else { return .failure(MappingFailure("it has no type")) }
+        guard let source = a["sourceName"] ?? a["source"] else { return .failure(MappingFailure("it has no sourceName")) }
+        let start: ExportTimestamp, end: ExportTimestamp
+        switch Self.span(a) {
+        case .success(let span): (start, end) = span
+        case .failure(let failure): return .failure(failure)
+        }
+        let written = a["value"], unit = a["unit"]
+        let uuid = Self.uuid([type, source, a["startDate"]!, a["endDate"]!, written ?? "", unit ?? ""])
+        let entry = catalog[type]
+
+        // The typed part: value, unit, name by the type's kind.
+        var kind: String
+        var value: Double?
+        var textValue: String?
+        var sampleUnit: String?
+        var name: String?
+        var integral = false
+        if let entry, entry.kind == "quantity", let catalogUnit = entry.unit {
+            kind = "quantity"
+            sampleUnit = catalogUnit
+            if let written {
+                guard let number = ExportNumber.parse(written) else {
+                    return .failure(MappingFailure("value \"\(Self.snippet(written))\" is not a number"))
+                }
+                guard let conversion = ExportUnits.conversion(from: unit, to: catalogUnit) else {
+                    return .failure(MappingFailure("unit \"\(Self.snippet(unit ?? ""))\" of \(type) cannot be converted to \(catalogUnit)"))
+                }
+                value = conversion.apply(number)
+            }
+        } else if let entry, entry.kind == "category", entry.rule == "sleep" {
+            kind = "category"
+            if let written {
+                guard let stage = Self.sleepStage(written) else {
+                    return .failure(MappingFailure("value \"\(Self.snippet(written))\" is not a sleep stage"))
+                }
+                value = stage.value.map(Double.init)
+                name = stage.name
+                integral = true
+            }
+        } else if let entry, entry.kind == "workout" {
+            return .failure(MappingFailure("a Record of the workout type \(type)"))
+        } else {
+            // Outside the catalog: kept as written, like healthd's types this version does not know.
+            kind = type.hasPrefix("HKCategoryTypeIdentifier") ? "category" : "quantity"
+            if let written {
+                if let number = ExportNumber.parse(written) { value = number } else { textValue = written }
+            }
+            if let unit, !unit.isEmpty { sampleUnit = unit }
+        }
+        if let value, let reason = Self.rangeReason(value) { return .failure(MappingFailure("value \(reason)")) }
+
+        var w = JSONWriter(capacity: 640)
+        w.beginObject()
+        w.field("uuid", uuid)
+        w.field("id", Self.fingerprint(type, start, end, value.map { $0.description } ?? textValue ?? "", name ?? ""))
+        w.field("type", type)
+        w.field("group", entry?.group ?? "other")
+        w.field("source", source)
+        w.field("start", start.text)
+        w.field("end", end.text)
+        w.field("kind", kind)
+        if let value {
+            w.key("value")
+            if integral { w.integer(Int(value)) } else { w.number(value) }
+        } else if let textValue {
+            w.field("value", textValue)
+        }
+        if let sampleUnit { w.field("unit", sampleUnit) }
+        if let name { w.field("name", name) }
+        w.key("healthExport")
+        w.beginObject()
+        let sourceIsOwn = a["sourceName"] == nil
+        for (key, text) in a.pairs {
+            if key == "type" || key == "sourceName" || key == "startDate" || key == "endDate" || (sourceIsOwn && key == "source") { continue }
+            w.member(key, text)
+        }
+        Self.writeMetadata(r.metadata, to: &w)
+        if !r.beats.isEmpty {
+            w.key("beats")
+            w.beginArray()
+            for beat in r.beats {
+                w.beginObject()
+                if let bpm = ExportNumber.parse(beat.bpm), Self.rangeReason(bpm) == nil { w.field("bpm", bpm) } else { w.field("bpm", beat.bpm) }
+                w.field("time", beat.time)
+                if let seconds = ExportNumber.secondsOfDay(beat.time) { w.field("secondsOfDay", seconds) }
+                w.endObject()
+            }
+            w.endArray()
+        }
+        w.endObject()
+        w.endObject()
+        return .success(MappedSample(json: w.bytes, uuid: uuid, start: start, end: end))
+    }
+
+    /// Sleep stages by name (the iOS 16 names and the older `…Asleep`) or by their raw value
+    /// (iOS 8 wrote the number), with healthd's names. A number with no name is kept without
+    /// one (healthd sends such a stage unnamed); a name this version does not know keeps
+    /// neither value nor name (it is in the payload as written, and counts in no stage).
+    static func sleepStage(_ written: String) -> (value: Int?, name: String?)? {
+        let names = ["inBed", "asleepUnspecified", "awake", "asleepCore", "asleepDeep", "asleepREM"]
+        if let raw = Int32(written) { return (Int(raw), raw >= 0 && raw < names.count ? names[Int(raw)] : nil) }
+        let prefix = "HKCategoryValueSleepAnalysis"
+        guard written.hasPrefix(prefix) else { return nil }
+        switch written.dropFirst(prefix.count) {
+        case "InBed": return (0, names[0])
+        case "AsleepUnspecified", "Asleep": return (1, names[1])
+        case "Awake": return (2, names[2])
+        case "AsleepCore": return (3, names[3])
+        case "AsleepDeep": return (4, names[4])
+        case "AsleepREM": return (5, names[5])
+        default: return (nil, nil)
+        }
+    }
+
+    // MARK: Workouts
+
+    func workout(_ x: ExportWorkout) -> Result<MappedSample, MappingFailure> {
+        let a = x.attributes
+        guard let activityText = a["workoutActivityType"] else { return .failure(MappingFailure("it has no workoutActivityType")) }
+        guard let source = a["sourceName"] ?? a["source"] else { return .failure(MappingFailure("it has no sourceName")) }
+        let start: ExportTimestamp, end: ExportTimestamp
+        switch Self.span(a) {
+        case .success(let span): (start, end) = span
+        case .failure(let failure): return .failure(failure)
+        }
+        let type = "HKWorkoutTypeIdentifier"
+        let activity = WorkoutActivityTypes.activity(activityText)
+        let uuid = Self.uuid([type + "/" + activityText, source, a["startDate"]!, a["endDate"]!, a["duration"] ?? "", a["durationUnit"] ?? ""])
+
+        var duration = Double(end.milliseconds - start.milliseconds) / 1000
+        if let text = a["duration"] {
+            guard let d = ExportNumber.parse(text) else { return .failure(MappingFailure("duration \"\(Self.snippet(text))\" is not a number")) }
+            let seconds: [String: Double] = ["s": 1, "min": 60, "hr": 3600, "h": 3600, "ms": 0.001]
+            guard let factor = seconds[a["durationUnit"] ?? "min"] else {
+                return .failure(MappingFailure("durationUnit \"\(Self.snippet(a["durationUnit"] ?? ""))\" is not a unit of time"))
+            }
+            duration = d * factor
+        }
+        let distance: Double?, energy: Double?
+        switch Self.total(a["totalDistance"], a["totalDistanceUnit"], statistic: x.statistics.first {
+            $0["type"]?.hasPrefix("HKQuantityTypeIdentifierDistance") == true && $0["sum"] != nil
+        }, to: "m", what: "totalDistance") {
+        case .success(let v): distance = v
+        case .failure(let f): return .failure(f)
+        }
+        switch Self.total(a["totalEnergyBurned"], a["totalEnergyBurnedUnit"], statistic: x.statistics.first {
+            $0["type"] == "HKQuantityTypeIdentifierActiveEnergyBurned" && $0["sum"] != nil
+        }, to: "kcal", what: "totalEnergyBurned") {
+        case .success(let v): energy = v
+        case .failure(let f): return .failure(f)
+        }
+        for (what, v) in [("duration", Optional(duration)), ("distance", distance), ("energy", energy)] {
+            if let v, let reason = Self.rangeReason(v) { return .failure(MappingFailure("\(what) \(reason)")) }
+        }
+
+        var w = JSONWriter(capacity: 1024)
+        w.beginObject()
+        w.field("uuid", uuid)
+        w.field("id", Self.fingerprint(type, start, end, String(activity.type), duration.description))
+        w.field("type", type)
+        w.field("group", catalog[type]?.group ?? "workouts")
+        w.field("source", source)
+        w.field("start", start.text)
+        w.field("end", end.text)
+        w.field("kind", "workout")
+        w.key("activityType")
+        w.integer(activity.type)
+        if let name = activity.name { w.field("activityName", name) }
+        w.field("durationSeconds", duration)
+        if let distance { w.field("distanceMeters", distance) }
+        if let energy { w.field("activeEnergyKilocalories", energy) }
+        w.key("healthExport")
+        w.beginObject()
+        for (key, text) in a.pairs where !Self.workoutKeys.contains(key) { w.member(key, text) }
+        Self.writeMetadata(x.metadata, to: &w)
+        for (key, list) in [("events", x.events), ("statistics", x.statistics), ("activities", x.activities), ("routes", x.routes)] where !list.isEmpty {
+            w.key(key)
+            w.beginArray()
+            for element in list {
+                w.beginObject()
+                for (name, text) in element.pairs { w.member(name, text) }
+                w.endObject()
+            }
+            w.endArray()
+        }
+        if !x.routeFiles.isEmpty {
+            w.key("routeFiles")
+            w.beginArray()
+            for file in x.routeFiles { w.string(file) }
+            w.endArray()
+        }
+        w.endObject()
+        w.endObject()
+        return .success(MappedSample(json: w.bytes, uuid: uuid, start: start, end: end))
+    }
+
+    /// A workout total from its attribute (with unit), else from its `WorkoutStatistics` sum
+    /// (iOS 16 writes totals only there); zero is no total, as healthd sends none then.
+    private static func total(_ written: String?, _ unit: String?, statistic: ElementAttributes?, to catalogUnit: String,
+                              what: String) -> Result<Double?, MappingFailure> {
+        let (text, textUnit, name) = written.map { ($0, unit, what) } ?? (statistic?["sum"], statistic?["unit"], "WorkoutStatistics sum")
+        guard let text else { return .success(nil) }
+        guard let number = ExportNumber.parse(text) else { return .failure(MappingFailure("\(name) \"\(snippet(text))\" is not a number")) }
+        guard let conversion = ExportUnits.conversion(from: textUnit, to: catalogUnit) else {
+            return .failure(MappingFailure("\(name) unit \"\(snippet(textUnit ?? ""))\" cannot be converted to \(catalogUnit)"))
+        }
+        let value = conversion.apply(number)
+        return .success(value == 0 ? nil : value)
+    }
+
+    // MARK: Activity summaries
+
+    /// `{"day": …, "active_energy_kcal": …, …, "summary": {attributes}}` for
+    /// `health_store.store_activity_summaries`.
+    func activitySummary(_ s: ExportActivitySummary) -> Result<[UInt8], MappingFailure> {
+        let a = s.attributes
+        guard let day = a["dateComponents"], day.utf8.count == 10,
+              ExportTimestamp(day + " 00:00:00 +0000") != nil else {
+            return .failure(MappingFailure("dateComponents \"\(Self.snippet(a["dateComponents"] ?? ""))\" is not a date"))
+        }
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
+        w.field("day", day)
+        let energyUnit = a["activeEnergyBurnedUnit"]
+        for (key, attribute, unit, catalogUnit) in [
+            ("active_energy_kcal", "activeEnergyBurned", energyUnit, "kcal"), ("active_energy_goal_kcal", "activeEnergyBurnedGoal", energyUnit, "kcal"),
+            ("exercise_min", "appleExerciseTime", nil, "min"), ("exercise_goal_min", "appleExerciseTimeGoal", nil, "min"),
+            ("stand_hours", "appleStandHours", nil, "count"), ("stand_goal_hours", "appleStandHoursGoal", nil, "count"),
+        ] {
+            guard let text = a[attribute] else { continue }
+            guard let number = ExportNumber.parse(text), let conversion = ExportUnits.conversion(from: unit, to: catalogUnit) else {
+                return .failure(MappingFailure("\(attribute) \"\(Self.snippet(text))\" \(unit.map { "(\($0)) " } ?? "")is not a number the warehouse reads"))
+            }
+            let value = conversion.apply(number)
+            if let reason = Self.rangeReason(value) { return .failure(MappingFailure("\(attribute) \(reason)")) }
+            w.key(key)
+            w.number(value)
+        }
+        w.key("summary")
+        w.beginObject()
+        for (key, text) in a.pairs { w.member(key, text) }
+        w.endObject()
+        w.endObject()
+        return .success(w.bytes)
+    }
+
+    // MARK: Shared
+
+    /// startDate and endDate, read.
+    private static func span(_ a: ElementAttributes) -> Result<(ExportTimestamp, ExportTimestamp), MappingFailure> {
+        guard let startText = a["startDate"] else { return .failure(MappingFailure("it has no startDate")) }
+        guard let start = ExportTimestamp(startText) else {
+            return .failure(MappingFailure("startDate \"\(snippet(startText))\" is not a date like 2019-06-11 15:00:00 +0100"))
+        }
+        guard let endText = a["endDate"] else { return .failure(MappingFailure("it has no endDate")) }
+        guard let end = ExportTimestamp(endText) else {
+            return .failure(MappingFailure("endDate \"\(snippet(endText))\" is not a date like 2019-06-11 15:00:00 +0100"))
+        }
+        return .success((start, end))
+    }
+
+    /// The validator's bounds for a number the rollups sum (`SampleValidator.doubleReason`).
+    static func rangeReason(_ v: Double) -> String? {
+        if !v.isFinite { return "is not finite" }
+        if abs(v) > 1e15 { return "\(v) is beyond ±1e15 in magnitude, more than the daily rollups sum" }
+        if v != 0 && abs(v) < 1e-300 { return "\(v) is below 1e-300 in magnitude, which PostgreSQL double precision rejects" }
+        return nil
+    }
+
+    private static func writeMetadata(_ metadata: [(key: String, value: String)], to w: inout JSONWriter) {
+        guard !metadata.isEmpty else { return }
+        w.key("metadata")
+        w.beginObject()
+        for (key, value) in metadata { w.member(key, value) }
+        w.endObject()
+    }
+
+    /// The name-based uuid of an element: its parts as written, joined by the unit separator.
+    static func uuid(_ parts: [String]) -> String {
+        var name: [UInt8] = []
+        for (i, part) in parts.enumerated() {
+            if i > 0 { name.append(0x1F) }
+            name.append(contentsOf: part.utf8)
+        }
+        return UUIDv5.make(namespace: namespace, name: name)
+    }
+
+    /// healthd's `id`: a SHA-256 fingerprint of the content (type, start, end, value), 64 hex.
+    private static func fingerprint(_ type: String, _ start: ExportTimestamp, _ end: ExportTimestamp, _ value: String, _ name: String) -> String {
+        SHA256.hex(Array("\(type)|\(start.milliseconds)|\(end.milliseconds)|\(value)|\(name)".utf8))
+    }
+
+    /// At most 40 characters of `text`, for a reason.
+    static func snippet(_ text: String) -> String {
+        text.count > 40 ? String(text.prefix(40)) + "…" : text
+    }
+}

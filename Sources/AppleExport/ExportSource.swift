@@ -1,0 +1,137 @@
+import Foundation
+
+/// Where an export's bytes are: the Health app's `export.zip`, its unpacked
+/// `apple_health_export` folder, or an `export.xml` alone. Finds the export document (named
+/// `export.xml`, `Export.xml`, or in the phone's language, `导出.xml`, `Exportieren.xml`, …)
+/// and the route files its `FileReference`s name.
+///
+/// Sendable by discipline: only the reading thread of an import opens streams (the libzip
+/// handle is used by one thread); other threads read only its constant names.
+public final class ExportSource: @unchecked Sendable {
+    enum Kind {
+        case zip(ZipArchive, entry: Int, root: String)
+        case folder(root: URL)
+    }
+
+    /// PATH as given, made absolute (symlinks resolved): what the deliveries and the ledger name.
+    public let path: String
+    /// The export document: the archive entry or the file.
+    public let documentName: String
+    /// The file whose size, time and hash identify the export: the archive, or the document.
+    public let identityPath: String
+    /// True for an archive.
+    public let isArchive: Bool
+    /// The document's size in bytes (uncompressed), when known: for progress.
+    public let documentSize: Int64?
+    private let kind: Kind
+    private let documentPath: String
+
+    /// Resolves `path`; throws when it is none of the three or holds no export document.
+    public init(path given: String) throws(AppleExportError) {
+        let url = URL(fileURLWithPath: given).standardizedFileURL.resolvingSymlinksInPath()
+        path = url.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw AppleExportError("\(given): no such file or folder")
+        }
+        if isDirectory.boolValue {
+            guard let document = Self.document(in: url) else {
+                throw AppleExportError("\(given): no export.xml in this folder or its apple_health_export folder")
+            }
+            kind = .folder(root: document.deletingLastPathComponent())
+            documentPath = document.path
+            documentName = document.path
+            identityPath = document.path
+            isArchive = false
+            documentSize = Self.fileSize(document.path)
+        } else if Self.isZip(path) {
+            let archive = try ZipArchive(path: path)
+            let names = archive.entryNames
+            guard let entry = Self.documentEntry(names) else {
+                throw AppleExportError("\(given): the archive holds no export.xml (looked for apple_health_export/export.xml and the like)")
+            }
+            let name = names[entry]
+            let root = name.contains("/") ? String(name[..<name.lastIndex(of: "/")!]) + "/" : ""
+            kind = .zip(archive, entry: entry, root: root)
+            documentPath = name
+            documentName = "\(path): \(name)"
+            identityPath = path
+            isArchive = true
+            documentSize = archive.size(of: entry)
+        } else {
+            kind = .folder(root: url.deletingLastPathComponent())
+            documentPath = path
+            documentName = path
+            identityPath = path
+            isArchive = false
+            documentSize = Self.fileSize(path)
+        }
+    }
+
+    /// The export document's bytes.
+    func openDocument() throws(AppleExportError) -> ByteStream {
+        switch kind {
+        case .zip(let archive, let entry, _): return try archive.open(entry)
+        case .folder: return try FileStream(path: documentPath)
+        }
+    }
+
+    /// The bytes of a file a `FileReference` names (`/workout-routes/route_….gpx`, relative to
+    /// the export's folder); nil when the export does not hold it.
+    func openReferenced(_ reference: String) throws(AppleExportError) -> ByteStream? {
+        let relative = reference.hasPrefix("/") ? String(reference.dropFirst()) : reference
+        guard !relative.split(separator: "/").contains("..") else { return nil }
+        switch kind {
+        case .zip(let archive, _, let root):
+            guard let index = archive.index(of: root + relative) else { return nil }
+            return try archive.open(index)
+        case .folder(let root):
+            let file = root.appendingPathComponent(relative).path
+            guard FileManager.default.isReadableFile(atPath: file) else { return nil }
+            return try FileStream(path: file)
+        }
+    }
+
+    /// Whether the file starts like a zip archive (a local file header, or an empty archive).
+    static func isZip(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = [UInt8]((try? handle.read(upToCount: 4)) ?? Data())
+        return head == [0x50, 0x4B, 0x03, 0x04] || head == [0x50, 0x4B, 0x05, 0x06]
+    }
+
+    /// The export document among an archive's entries: `export.xml` (any case) at the top or one
+    /// folder down, else the largest other `.xml` there that is not the clinical `export_cda.xml`.
+    static func documentEntry(_ names: [String]) -> Int? {
+        let candidates = names.indices.filter { i in
+            let parts = names[i].split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count <= 2 && Self.isDocumentName(String(parts.last!))
+        }
+        return candidates.first { names[$0].split(separator: "/").last!.lowercased() == "export.xml" } ?? candidates.first
+    }
+
+    /// The export document in a folder: in it, or in its `apple_health_export` folder.
+    static func document(in folder: URL) -> URL? {
+        for candidate in [folder, folder.appendingPathComponent("apple_health_export")] {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: candidate.path) else { continue }
+            let documents = names.filter(isDocumentName).sorted()
+            if let name = documents.first(where: { $0.lowercased() == "export.xml" }) ?? documents.max(by: {
+                (fileSize(candidate.appendingPathComponent($0).path) ?? 0) < (fileSize(candidate.appendingPathComponent($1).path) ?? 0)
+            }) {
+                return candidate.appendingPathComponent(name)
+            }
+        }
+        return nil
+    }
+
+    /// An XML file's name that is not the clinical document (`export_cda.xml`, `导出_cda.xml`).
+    static func isDocumentName(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower.hasSuffix(".xml") && !lower.hasSuffix("_cda.xml") && !lower.hasPrefix(".")
+    }
+
+    static func fileSize(_ path: String) -> Int64? {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : nil
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import HealthPayload
+
+/// A timestamp as the export writes it, turned into the reference's shape.
+///
+/// Read: `2019-06-11 15:00:00 +0100` (every export since iOS 9), `20150915113529+0200` (iOS 8),
+/// and ISO 8601 as in GPX files (`2019-06-11T22:00:42Z`, with or without fractional seconds or a
+/// colon in the offset). Written: `2019-06-11T15:00:00.000+01:00`, the offset kept (it decides
+/// the day when no time zone is set), ranges checked by `Timestamp`.
+struct ExportTimestamp: Sendable {
+    /// The reference's shape.
+    var text: String
+    /// Milliseconds since the epoch.
+    var milliseconds: Int64
+
+    /// Parses `written`; nil when it is not one of the shapes above or names no real instant.
+    init?(_ written: String) {
+        var copy = written
+        guard let parsed = copy.withUTF8({ Self.parse($0) }) else { return nil }
+        self = parsed
+    }
+
+    /// The parse itself, on the bytes, into a 29-byte buffer of the reference's shape (no
+    /// allocation but the result's text: this runs two or three times per record).
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> ExportTimestamp? {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 29) { out -> ExportTimestamp? in
+            // Date and time: 14 digits, separators - : T and spaces between them, into their slots.
+            let slots = Self.digitSlots
+            var i = 0, d = 0
+            while d < 14 {
+                guard i < b.count else { return nil }
+                let c = b[i]
+                if c &- 0x30 < 10 {
+                    out[slots[d]] = c
+                    d += 1
+                } else if !(c == UInt8(ascii: "-") || c == UInt8(ascii: ":") || c == UInt8(ascii: " ") || c == UInt8(ascii: "T")) {
+                    return nil
+                }
+                i += 1
+            }
+            out[4] = UInt8(ascii: "-"); out[7] = UInt8(ascii: "-"); out[10] = UInt8(ascii: "T")
+            out[13] = UInt8(ascii: ":"); out[16] = UInt8(ascii: ":"); out[19] = UInt8(ascii: ".")
+            // Fractional seconds: milliseconds kept.
+            var f = 0
+            if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
+                i += 1
+                while i < b.count, b[i] &- 0x30 < 10 {
+                    if f < 3 { out[20 + f] = b[i]; f += 1 }
+                    i += 1
+                }
+                guard f > 0 else { return nil }
+            }
+            while f < 3 { out[20 + f] = UInt8(ascii: "0"); f += 1 }
+            while i < b.count, b[i] == UInt8(ascii: " ") { i += 1 }
+            var count = 29
+            if i + 1 == b.count, b[i] == UInt8(ascii: "Z") {
+                out[23] = UInt8(ascii: "Z")
+                count = 24
+            } else {
+                guard i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") else { return nil }
+                out[23] = b[i]
+                i += 1
+                var o = 0
+                while i < b.count {
+                    let c = b[i]
+                    if c &- 0x30 < 10 {
+                        guard o < 4 else { return nil }
+                        out[o < 2 ? 24 + o : 25 + o] = c
+                        o += 1
+                    } else if c != UInt8(ascii: ":") || o != 2 {
+                        return nil
+                    }
+                    i += 1
+                }
+                guard o == 4 else { return nil }
+                out[26] = UInt8(ascii: ":")
+            }
+            let shaped = UnsafeBufferPointer(rebasing: out[0..<count])
+            guard let stamp = Timestamp(utf8: shaped) else { return nil }
+            return ExportTimestamp(text: String(decoding: shaped, as: UTF8.self), milliseconds: stamp.millisecondsSinceEpoch)
+        }
+    }
+
+    /// Where the 14 digits of date and time go in the shaped text.
+    private static let digitSlots = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
+
+    init(text: String, milliseconds: Int64) {
+        self.text = text
+        self.milliseconds = milliseconds
+    }
+}
+
+/// Numbers as the export writes them: decimal, optionally signed, with a fraction and an
+/// exponent; a decimal comma (a locale's, in an old export) is read as a point. Nothing else
+/// (no `inf`, `nan` or hexadecimal, which Swift's own parser would take).
+enum ExportNumber {
+    /// The finite value of `text`; nil when it is not a plain decimal number.
+    static func parse(_ text: String) -> Double? {
+        var copy = text
+        return copy.withUTF8 { b -> Double? in
+            guard b.count > 0, b.count < 400 else { return nil }
+            var commas = 0, points = 0
+            for c in b {
+                if c == UInt8(ascii: ",") { commas += 1 } else if c == UInt8(ascii: ".") { points += 1 }
+            }
+            if commas == 1 && points == 0 {
+                let pointed = b.map { $0 == UInt8(ascii: ",") ? UInt8(ascii: ".") : $0 }
+                return pointed.withUnsafeBufferPointer { number($0) }
+            }
+            return number(b)
+        }
+    }
+
+    /// The value of plain decimal bytes (sign, digits, a point, an exponent), else nil.
+    private static func number(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        var i = 0
+        func digits() -> Int {
+            let start = i
+            while i < b.count, b[i] &- 0x30 < 10 { i += 1 }
+            return i - start
+        }
+        if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") { i += 1 }
+        var count = digits()
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            count += digits()
+        }
+        guard count > 0 else { return nil }
+        if i < b.count, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
+            i += 1
+            if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") { i += 1 }
+            guard digits() > 0 else { return nil }
+        }
+        guard i == b.count, let value = Double(Substring(decoding: b, as: UTF8.self)), value.isFinite else { return nil }
+        return value
+    }
+
+    /// Seconds after midnight of an HRV beat's `time`, in any of the ways phones write it:
+    /// `00:20:37,80`, `7:47:41.86 PM`, `19:47:41.86`. Nil when unreadable.
+    static func secondsOfDay(_ text: String) -> Double? {
+        var t = text.trimmingCharacters(in: .whitespaces)
+        var pm: Bool?
+        for (suffix, isPM) in [("AM", false), ("PM", true), ("am", false), ("pm", true)] where t.hasSuffix(suffix) {
+            pm = isPM
+            t = String(t.dropLast(2)).trimmingCharacters(in: .whitespaces)
+        }
+        let parts = t.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), m < 60,
+              let s = parse(String(parts[2])), s >= 0, s < 61 else { return nil }
+        var hour = h
+        if let pm {
+            guard h >= 1 && h <= 12 else { return nil }
+            hour = h % 12 + (pm ? 12 : 0)
+        }
+        guard hour < 24 else { return nil }
+        return Double(hour * 3600 + m * 60) + s
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import HealthPayload
+
+/// A workout route file of the export (`workout-routes/route_….gpx`): GPX 1.1 track points
+/// with `ele`, `time` and Apple's extensions `speed`, `course`, `hAcc`, `vAcc`, read into the
+/// columns `store_route` takes, sorted by time.
+final class GPXReader: XMLEventHandler {
+    private var route = WorkoutRoute()
+    private var point: (lat: Double, lon: Double)?
+    private var field: Field?
+    /// Per open element: what its end means.
+    private var open: [Node] = []
+
+    private enum Node { case point, field(Field), other }
+    private var text: [UInt8] = []
+    private var values: [Field: Double] = [:]
+    private var time: Int64?
+    private var problems: [String] = []
+
+    private enum Field { case ele, time, speed, course, hAcc, vAcc }
+
+    /// The route in `stream`, or why it cannot be read.
+    static func read(_ stream: ByteStream, name: String) throws(AppleExportError) -> Result<WorkoutRoute, MappingFailure> {
+        let reader = GPXReader()
+        let parser = XMLStreamParser(handler: reader, text: true, name: name)
+        try stream.forEachChunk { chunk in
+            parser.feed(chunk)
+            return true
+        }
+        parser.finish()
+        if let first = reader.problems.first { return .failure(MappingFailure(first)) }
+        reader.route.sortByTime()
+        return .success(reader.route)
+    }
+
+    func startElement(_ e: XMLStartElement) {
+        if e.isNamed("trkpt") || e.isNamed("rtept") {
+            guard let lat = e.value("lat").flatMap(ExportNumber.parse), abs(lat) <= 90,
+                  let lon = e.value("lon").flatMap(ExportNumber.parse), abs(lon) <= 180 else {
+                problems.append("line \(e.line): a track point without a readable lat or lon")
+                open.append(.other)
+                return
+            }
+            point = (lat, lon)
+            values = [:]
+            time = nil
+            open.append(.point)
+            return
+        }
+        let f: Field? = point == nil ? nil : e.isNamed("ele") ? .ele : e.isNamed("time") ? .time : e.isNamed("speed") ? .speed
+            : e.isNamed("course") ? .course : e.isNamed("hAcc") ? .hAcc : e.isNamed("vAcc") ? .vAcc : nil
+        if let f {
+            field = f
+            text.removeAll(keepingCapacity: true)
+            open.append(.field(f))
+        } else {
+            open.append(.other)
+        }
+    }
+
+    func endElement() {
+        switch open.popLast() {
+        case .field(let f):
+            let value = String(decoding: text.drop { $0 <= 0x20 }.reversed().drop { $0 <= 0x20 }.reversed(), as: UTF8.self)
+            if f == .time {
+                time = ExportTimestamp(value)?.milliseconds
+            } else if let v = ExportNumber.parse(value), abs(v) <= 1e15 {
+                values[f] = v
+            }
+            field = nil
+        case .point:
+            endPoint()
+        case .other, nil:
+            break
+        }
+    }
+
+    private func endPoint() {
+        guard let p = point else { return }
+        point = nil
+        guard let time else {
+            problems.append("a track point without a readable time")
+            return
+        }
+        func nonNegative(_ f: Field) -> Double? { values[f].flatMap { $0 < 0 ? nil : $0 } }
+        route.times.append(time * 1000)
+        route.latitudes.append(p.lat)
+        route.longitudes.append(p.lon)
+        route.altitudes.append(values[.ele])
+        route.speeds.append(nonNegative(.speed))
+        route.courses.append(nonNegative(.course))
+        route.horizontalAccuracies.append(nonNegative(.hAcc))
+        route.verticalAccuracies.append(nonNegative(.vAcc))
+    }
+
+    func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if field != nil { text.append(contentsOf: bytes) }
+    }
+
+    func brokenElement(name: String, line: Int, reason: String) {
+        problems.append("line \(line): \(reason)")
+    }
+
+    func restarted(line: Int) {
+        problems.append("line \(line): unreadable")
+    }
+
+    func problem(line: Int, reason: String, inElement: Bool) {
+        problems.append("line \(line): \(reason)")
+    }
+}

@@ -1,0 +1,178 @@
+import AppleExport
+import DemoData
+import Foundation
+import Harness
+import HealthPayload
+import Postgres
+import Warehouse
+
+/// The apple-export section of the benchmark; see docs/benchmarks.md ("## Apple Health export").
+///
+/// One simulated person over `--days` days (3650 by default: ≥ 5M records, export.xml over
+/// 2 GB) written twice: as the Health app's export.zip (`generate --format apple-export`) and
+/// as healthd JSON bodies of the very same samples, cut the same way (blocks of 30 days, type
+/// by type, 1000 to a batch). Both are loaded by the release binary into fresh databases of
+/// one throwaway cluster — `ingest` (the baseline) and `import-apple-health` — each under
+/// `/usr/bin/time -v` for wall time and peak RSS; then, when given, `healthkit-to-sqlite`
+/// over the same export.zip.
+func runAppleExportBenchmark(_ arguments: [String], durability: ClusterDurability) throws {
+    var days = 3650
+    var keep: String?
+    var healthkitToSQLite: String?
+    var reuse = false
+    var index = 0
+    while index < arguments.count {
+        let argument = arguments[index]
+        index += 1
+        func value() throws -> String {
+            guard index < arguments.count else { throw BenchmarkError.usage("\(argument) needs a value") }
+            index += 1
+            return arguments[index - 1]
+        }
+        switch argument {
+        case "--days":
+            guard let n = Int(try value()), n > 0, n <= 3650 else { throw BenchmarkError.usage("--days must be 1 to 3650") }
+            days = n
+        case "--keep":
+            keep = try value()
+        case "--healthkit-to-sqlite":
+            healthkitToSQLite = try value()
+        case "--reuse":
+            // With --keep: the export and the bodies an earlier run left there.
+            reuse = true
+        default:
+            throw BenchmarkError.usage("usage: health-warehouse-bench apple-export [--days N (3650)] [--keep DIR [--reuse]] [--healthkit-to-sqlite PATH]")
+        }
+    }
+    func say(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+    func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
+    let binary = CLIProcess.binaryPath
+    guard FileManager.default.isExecutableFile(atPath: binary) else {
+        throw BenchmarkError.usage("build the release binary first: swift build -c release --product health-warehouse")
+    }
+    say("load average at the start: \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?")")
+
+    // 1. The export, by the command users run.
+    let folder = keep ?? NSTemporaryDirectory() + "hw-bench-export-\(getpid())"
+    defer { if keep == nil { try? FileManager.default.removeItem(atPath: folder) } }
+    try FileManager.default.createDirectory(atPath: folder + "/backlog", withIntermediateDirectories: true)
+    let start = CivilDate("2015-01-05")!
+    var started = now()
+    let archive = folder + "/export.zip"
+    let reused = reuse && FileManager.default.fileExists(atPath: archive)
+    var generatedText = "reusing \(archive)"
+    if !reused {
+        let generated = try CLIProcess.runProgram(binary, ["generate", "--format", "apple-export", "--days", String(days),
+                                                           "--start", start.description, "--seed", "1", "--out", folder])
+        guard generated.status == 0 else { throw BenchmarkError.usage("generate failed: \(generated.stderr)") }
+        generatedText = generated.stderr
+    }
+    let documentSize = try ExportSource(path: archive).documentSize ?? 0
+    let archiveSize = (try FileManager.default.attributesOfItem(atPath: archive)[.size] as? NSNumber)?.intValue ?? 0
+    say(generatedText.trimmingCharacters(in: .whitespacesAndNewlines) + String(format: " (%.0f s)", now() - started))
+
+    // 2. The same samples as healthd JSON bodies, cut the way the import cuts them.
+    started = now()
+    var bodies = 0, samples = 0, bytes = 0
+    var block: [DemoSample] = []
+    var blockNumber = 0
+    func writeBlock() throws {
+        guard !block.isEmpty else { return }
+        blockNumber += 1
+        block.sort { a, b in a.type.order != b.type.order ? a.type.order < b.type.order : a.start != b.start ? a.start < b.start : a.uuid < b.uuid }
+        let exportId = String(format: "0B5E0000-0000-4000-8000-%012d", blockNumber)
+        let chunks = stride(from: 0, to: block.count, by: 1000).map { Array(block[$0..<min($0 + 1000, block.count)]) }
+        for (i, chunk) in chunks.enumerated() {
+            let first = chunk.map(\.start).min()!, last = chunk.map(\.end).max()!
+            let envelope = DemoEnvelope(exportId: exportId, generatedAt: last, batchSequence: i + 1, isFinalBatch: i == chunks.count - 1,
+                                        windowStart: first, windowEnd: last, occasionStart: first, occasionEnd: last,
+                                        offsetMinutes: CentralEuropeanTime.offsetMinutes(atMilliseconds: last))
+            let body = DemoEncoder.json(envelope, chunk)
+            try Data(body).write(to: URL(fileURLWithPath: folder + String(format: "/backlog/%05d-%04d.json", blockNumber, i + 1)))
+            bodies += 1
+            samples += chunk.count
+            bytes += body.count
+        }
+        block.removeAll(keepingCapacity: true)
+    }
+    var day = 0
+    if reused {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder + "/backlog")
+        bodies = names.count
+        bytes = try names.reduce(0) { total, name in
+            total + ((try FileManager.default.attributesOfItem(atPath: folder + "/backlog/" + name)[.size] as? NSNumber)?.intValue ?? 0)
+        }
+    } else {
+        try FileManager.default.removeItem(atPath: folder + "/backlog")
+        try FileManager.default.createDirectory(atPath: folder + "/backlog", withIntermediateDirectories: true)
+    }
+    if !reused { try DemoAppleExport.forEachDay(DemoGenerator.Options(start: start, days: days, seed: 1)) { _, made in
+        block += made
+        day += 1
+        if day % 30 == 0 { try writeBlock() }
+    }
+    try writeBlock() }
+    say("the same samples as healthd JSON: \(bodies) bodies, \(samples) samples, \(bytes / 1_000_000) MB (\(String(format: "%.0f", now() - started)) s)")
+
+    // 3. One cluster, a fresh database per side, a checkpoint before each. Autovacuum stays on,
+    // as deployed: without its ANALYZE the planner keeps an empty table's statistics while
+    // millions of rows arrive, and every batch gets slower (measured: 1.3k samples/s at 3.2M
+    // samples, 13k/s right after one ANALYZE).
+    let cluster = try TestCluster(durability: durability)
+    say(durability.benchmarkLabel)
+    defer { cluster.destroy() }
+    let admin = try PostgresConnection(connectionString: cluster.connectionString(database: "postgres"))
+    defer { admin.close() }
+
+    /// Runs a program under GNU time: wall seconds, peak RSS in MiB, its stdout.
+    func timed(_ program: String, _ arguments: [String]) throws -> (seconds: Double, rssMiB: Double, stdout: String) {
+        let out = try CLIProcess.runProgram("/usr/bin/time", ["-v", program] + arguments)
+        guard out.status == 0 || out.status == 1 else { throw BenchmarkError.usage("\(program) failed (\(out.status)): \(out.stderr.suffix(2000))") }
+        func field(_ name: String) -> String? {
+            out.stderr.split(separator: "\n").first { $0.contains(name) }.map { String($0.split(separator: ": ").last ?? "") }
+        }
+        let rss = (Double(field("Maximum resident set size") ?? "0") ?? 0) / 1024
+        let parts = (field("Elapsed (wall clock) time") ?? "0").split(separator: ":").compactMap { Double($0) }
+        let seconds = parts.reduce(0) { $0 * 60 + $1 }
+        return (seconds, rss, out.stdout)
+    }
+
+    let ingestDB = try cluster.freshDatabase(label: "bench_ingest")
+    try admin.query("CHECKPOINT")
+    let ingest = try timed(binary, ["ingest", "--json", "--database-url", ingestDB.connectionString, folder + "/backlog"])
+    let ingested = try ingestDB.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) ?? 0
+    say(String(format: "ingest: %d samples in %.1f s, peak RSS %.0f MiB", ingested, ingest.seconds, ingest.rssMiB))
+
+    let importDB = try cluster.freshDatabase(label: "bench_import")
+    try admin.query("CHECKPOINT")
+    let imported = try timed(binary, ["import-apple-health", "--json", "--database-url", importDB.connectionString, archive])
+    let held = try importDB.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) ?? 0
+    let routes = try importDB.scalar("SELECT count(*) FROM health_store.workout_routes", as: Int.self) ?? 0
+    say(String(format: "import-apple-health: %d samples in %.1f s, peak RSS %.0f MiB; %@", held, imported.seconds, imported.rssMiB,
+               imported.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+
+    var other = ""
+    if let healthkitToSQLite {
+        let output = folder + "/healthkit.db"
+        try? FileManager.default.removeItem(atPath: output)
+        let run = try timed(healthkitToSQLite, [archive, output])
+        let size = ((try? FileManager.default.attributesOfItem(atPath: output)[.size]) as? NSNumber)?.intValue ?? 0
+        other = String(format: "| healthkit-to-sqlite of the same export.zip (a SQLite file of %d MB) | %.1f s | %d records/s | %.0f MiB |",
+                       size / 1_000_000, run.seconds, Int(Double(held) / run.seconds), run.rssMiB)
+        say(other)
+    }
+
+    let ingestRate = Double(ingested) / ingest.seconds, importRate = Double(held) / imported.seconds
+    print("""
+
+        Apple Health export: \(days) days, export.xml \(documentSize / 1_000_000) MB (export.zip \(archiveSize / 1_000_000) MB), \(held) samples, \(routes) routes
+
+        | | wall | samples/s | peak RSS |
+        |---|---:|---:|---:|
+        | ingest of the same samples as healthd JSON (\(bodies) files, \(bytes / 1_000_000) MB) | \(String(format: "%.1f s", ingest.seconds)) | \(Int(ingestRate)) | \(String(format: "%.0f MiB", ingest.rssMiB)) |
+        | **import-apple-health** of export.zip | \(String(format: "%.1f s", imported.seconds)) | **\(Int(importRate)) (\(String(format: "%.2f", importRate / ingestRate))×)** | **\(String(format: "%.0f MiB", imported.rssMiB))** |
+        \(other)
+
+        rows equal: \(held == ingested ? "yes" : "no (\(held) vs \(ingested))"); load average at the end: \((try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? "?")
+        """)
+}

@@ -1,0 +1,108 @@
+import AppleExport
+import Foundation
+import Postgres
+import Warehouse
+
+/// `health-warehouse import-apple-health PATH [--person P] [--json]`
+struct ImportAppleHealthCommand: Command {
+    static let name = "import-apple-health"
+    static let summary = "the Health app's own export (export.zip, its folder, or export.xml)"
+    static let help = """
+        usage: health-warehouse import-apple-health [options] [database options] PATH
+
+        Imports the archive the Health app makes with Export All Health Data: PATH is the
+        export.zip, its unpacked apple_health_export folder, or an export.xml (any of its
+        localized names). It is read as a stream, never unpacked, in bounded memory.
+
+        Every Record becomes a sample (values in the warehouse's units, sleep stages by
+        name, the rest of the element kept in its payload), every Workout a workout with its
+        route (GPX file or inline points), every ActivitySummary a row of
+        health.activity_summaries. Batches go through the receiver's own store call, one
+        transaction each. A record equal to a sample healthd or Stridee sent (same type,
+        start, end and value) is that sample: it is counted as matched, not stored twice.
+
+        Importing the same export again adds nothing; a newer export adds what is new; an
+        import that was stopped goes on after its last stored batch.
+
+          --person NAME      whose data it is (default: default)
+          --json             print the summary as one JSON object on stdout
+        \(WriterTimeouts.help(column: 21))
+
+        A progress bar shows on a terminal. Elements that cannot be read are skipped, each
+        named on stderr with its line, and the rest is imported.
+        Exit codes: 0 imported (or unchanged); 1 something was skipped, the import was
+        stopped, or it failed (named on stderr); 64 usage.
+
+        \(DatabaseOptions.help)
+        """
+
+    var path: String
+    var person: String
+    var json: Bool
+    var writerTimeouts: WriterTimeouts
+    var database: DatabaseOptions
+
+    init(arguments: [String]) throws {
+        let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["json"],
+                                         options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(["person"]))
+        guard parsed.positionals.count == 1 else {
+            throw UsageError(message: parsed.positionals.isEmpty
+                             ? "import-apple-health needs the export: export.zip, its folder, or export.xml"
+                             : "import-apple-health takes one export, got \(parsed.positionals.count)", command: Self.name)
+        }
+        path = parsed.positionals[0]
+        person = parsed.value("person") ?? PersonName.defaultPerson
+        do { try PersonName.validate(person) } catch { throw UsageError(message: "\(error)", command: Self.name) }
+        json = parsed.has("json")
+        writerTimeouts = try WriterTimeouts(parsed, command: Self.name)
+        database = DatabaseOptions(parsed)
+    }
+
+    func run() throws -> Int32 {
+        // Stop between batches on SIGTERM/SIGINT: what is stored stays, the next run goes on.
+        Shutdown.shared.takeOver { _ in }
+        let stop: @Sendable () -> Bool = { Shutdown.shared.isRequested }
+        return try database.withDatabase(migrate: true) { url in
+            let pool = PostgresPool(connectionString: url, maxConnections: 2, sessionSettings: writerTimeouts.sessionSettings)
+            defer { pool.close() }
+            let display = ProgressDisplay(enabled: isatty(STDERR_FILENO) == 1)
+            let shown = path
+            let summary: ImportSummary
+            do {
+                summary = try AppleExportImporter(pool: pool, person: person).run(
+                    path, shouldStop: stop,
+                    onSkipped: { display.clearThen("error: \(shown): \($0)") },
+                    onProgress: { display.show(line: Self.progressLine($0)) })
+            } catch let error as AppleExportError {
+                display.clear()
+                throw CommandFailure(message: error.message,
+                                     hint: "PATH is the Health app's export.zip, its apple_health_export folder, or export.xml")
+            }
+            display.clear()
+            printError(summary.line(path: path))
+            if json { printOutput(summary.jsonText) }
+            if summary.interrupted {
+                printError("error: stopped; the next run of the same command goes on after the last stored batch")
+                return 1
+            }
+            return summary.skipped > 0 ? 1 : 0
+        }
+    }
+
+    /// `[########------------]  41%  862/2100 MB  52,310 records  27,844 records/s  1:12 left`
+    static func progressLine(_ p: ImportProgress) -> String {
+        let mb = { (bytes: Int64) in String(bytes / 1_000_000) }
+        var line = "import-apple-health: "
+        if let total = p.bytesTotal, total > 0 {
+            let fraction = min(1, Double(p.bytesRead) / Double(total))
+            let filled = Int((fraction * 20).rounded(.down))
+            line += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: 20 - filled) + "] "
+            line += String(format: "%3d%%  ", Int((fraction * 100).rounded(.down))) + "\(mb(p.bytesRead))/\(mb(total)) MB  "
+        } else {
+            line += "\(mb(p.bytesRead)) MB  "
+        }
+        line += "\(p.records) records  \(Int(p.recordsPerSecond.rounded())) records/s"
+        if let left = p.secondsLeft { line += "  " + ProgressDisplay.duration(left) + " left" }
+        return line
+    }
+}

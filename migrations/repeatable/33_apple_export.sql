@@ -1,0 +1,282 @@
+-- The write path of the Health app's export (CONTRACT.md §5): the twins rule, routes and
+-- activity summaries. Records themselves are stored by store_batch (30_store_batch.sql) with
+-- origin export, like any batch.
+--
+-- Twins. An imported record and a sample pushed by healthd or a Stridee body can be the same
+-- reading: the export has no uuid of Apple's, so the record got a name-based one and the two
+-- copies do not meet on (person, uuid). They are the same sample when type, start, end and
+-- value agree, whatever the source is called (the export names the device, healthd the
+-- bundle). The export writes whole seconds, healthd milliseconds: start and end agree when
+-- they are less than a second apart. The pushed copy, which carries Apple's own uuid, is the
+-- one kept, whichever arrived first:
+--
+--   an imported record with a pushed twin held      is not stored; counted as matched
+--                                                   (drop_pushed_twins, called by store_batch)
+--   a pushed sample with an imported twin held      replaces it: the imported row is deleted,
+--                                                   its rollups and coverings redone, its route
+--                                                   moved to the pushed workout
+--                                                   (drop_export_twins, called by store_samples)
+--
+-- Both are cheap for a person who never had the other kind: one index probe decides there is
+-- nothing to look for.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+-- Two spans are the same span when start and end each differ by less than a second.
+CREATE OR REPLACE FUNCTION health_store.twin_span(a_start timestamptz, a_end timestamptz,
+                                                  b_start timestamptz, b_end timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN a_start > b_start - interval '1 second' AND a_start < b_start + interval '1 second'
+   AND a_end > b_end - interval '1 second' AND a_end < b_end + interval '1 second';
+
+COMMENT ON FUNCTION health_store.twin_span(timestamptz, timestamptz, timestamptz, timestamptz) IS
+  'True when two spans start and end less than a second apart: the export writes whole seconds, healthd milliseconds.';
+
+-- Two samples hold the same reading: their typed values are equal to 1e-9 of the larger (an
+-- export converts km and mi to m, lb to kg), or, with no typed value on either side (types
+-- outside the catalog, workouts), their payload values are equal (or both absent).
+CREATE OR REPLACE FUNCTION health_store.same_reading(a_value double precision, a_payload jsonb,
+                                                     b_value double precision, b_payload jsonb)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN a_value IS NULL AND b_value IS NULL THEN a_payload->'value' IS NOT DISTINCT FROM b_payload->'value'
+            ELSE coalesce(abs(a_value - b_value) <= 1e-9 * greatest(abs(a_value), abs(b_value)), false) END;
+
+COMMENT ON FUNCTION health_store.same_reading(double precision, jsonb, double precision, jsonb) IS
+  'True when two samples hold the same reading: typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal.';
+
+-- The earliest instant a person's pushed samples can start: the earliest window of their
+-- healthd batches (no sample of a batch starts before its windowStart) and the earliest
+-- Stridee workout; NULL for someone who never pushed anything.
+CREATE OR REPLACE FUNCTION health_store.pushed_from(p_person text) RETURNS timestamptz
+LANGUAGE sql STABLE
+BEGIN ATOMIC
+  SELECT least((SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'http'),
+               (SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'file'),
+               (SELECT min(w.start_at) FROM health_store.stridee_workouts w WHERE w.person = p_person));
+END;
+
+COMMENT ON FUNCTION health_store.pushed_from(text) IS
+  'The earliest start a person''s pushed samples can have (their healthd batches'' earliest windowStart, their earliest Stridee workout); NULL when they never pushed anything.';
+
+-- An import's batch without the records a pushed sample already holds (same type, span and
+-- reading, any source), and how many those were. The samples are healthd-shaped objects
+-- (store_batch's p_samples). Only records from where the person's pushed samples begin are
+-- looked up, each by the sources that person has that type from on the days around it.
+CREATE OR REPLACE FUNCTION health_store.drop_pushed_twins(p_person text, p_samples jsonb,
+                                                          OUT samples jsonb, OUT matched integer)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_from  timestamptz := health_store.pushed_from(p_person);
+  v_twins bigint[];
+BEGIN
+  samples := p_samples;
+  matched := 0;
+  IF v_from IS NULL THEN
+    RETURN;
+  END IF;
+  WITH x AS (
+    SELECT e.ordinality AS pos, e.value AS s, e.value->>'type' AS type,
+           (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
+           left(e.value->>'start', 10)::date AS start_day, left(e.value->>'end', 10)::date AS end_day,
+           CASE WHEN c.kind = e.value->>'kind' AND c.kind IN ('quantity', 'category')
+                THEN (e.value->>'value')::double precision END AS value
+    FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
+    LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
+  )
+  SELECT array_agg(x.pos) INTO v_twins
+  FROM x
+  WHERE CASE WHEN x.start_at > v_from - interval '1 second' THEN EXISTS (
+          SELECT 1
+          FROM health_store.rollup_source r
+          JOIN health_store.samples h ON h.person = r.person AND h.type = r.type AND h.day = r.day AND h.source = r.source
+          WHERE r.person = p_person AND r.type = x.type AND r.day BETWEEN x.start_day - 1 AND x.end_day + 1
+            AND h.start_at > x.start_at - interval '1 second' AND h.start_at < x.start_at + interval '1 second'
+            AND health_store.twin_span(h.start_at, h.end_at, x.start_at, x.end_at)
+            AND h.origin <> 'export'
+            AND health_store.same_reading(h.value, h.payload, x.value, x.s)) ELSE false END;
+  IF v_twins IS NULL THEN
+    RETURN;
+  END IF;
+  matched := cardinality(v_twins);
+  SELECT coalesce(jsonb_agg(e.value ORDER BY e.ordinality), '[]'::jsonb) INTO samples
+  FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
+  WHERE e.ordinality <> ALL (v_twins);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.drop_pushed_twins(text, jsonb) IS
+  'The samples of an import''s batch without those a held healthd or Stridee sample already is (same type, span to the second, reading), and how many were dropped. Called by store_batch for origin export.';
+
+-- Before pushed samples are stored: deletes the imported samples they are twins of, keeps the
+-- rollups and coverings of what was deleted right, and moves an imported workout's route to the
+-- pushed workout (unless that one has a route of its own). Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.drop_export_twins(p_person text, p_samples jsonb) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_old     uuid[];
+  v_new     uuid[];
+  v_days    date[];
+  v_types   text[];
+  v_sources text[];
+  v_span_types   text[];
+  v_span_sources text[];
+  v_span_starts  timestamptz[];
+  v_span_ends    timestamptz[];
+BEGIN
+  -- One probe of the partial index: nothing to do for a person who never imported.
+  IF NOT EXISTS (SELECT 1 FROM health_store.samples s WHERE s.person = p_person AND s.origin = 'export') THEN
+    RETURN;
+  END IF;
+
+  WITH x AS (
+    SELECT e.value AS s, (e.value->>'uuid')::uuid AS uuid, e.value->>'type' AS type,
+           (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
+           CASE WHEN c.kind = e.value->>'kind' AND c.kind IN ('quantity', 'category')
+                THEN (e.value->>'value')::double precision END AS value
+    FROM jsonb_array_elements(p_samples) AS e
+    LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
+  )
+  SELECT array_agg(t.old_uuid), array_agg(t.new_uuid)
+  INTO v_old, v_new
+  FROM (
+    SELECT DISTINCT ON (h.uuid) h.uuid AS old_uuid, x.uuid AS new_uuid
+    FROM x
+    JOIN health_store.samples h
+      ON h.person = p_person AND h.origin = 'export' AND h.type = x.type
+     AND h.start_at > x.start_at - interval '1 second' AND h.start_at < x.start_at + interval '1 second'
+     AND health_store.twin_span(h.start_at, h.end_at, x.start_at, x.end_at)
+     AND health_store.same_reading(h.value, h.payload, x.value, x.s)
+    ORDER BY h.uuid, x.uuid
+  ) t;
+  IF v_old IS NULL THEN
+    RETURN;
+  END IF;
+
+  WITH gone AS (
+    DELETE FROM health_store.samples s
+    WHERE s.person = p_person AND s.uuid = ANY (v_old)
+    RETURNING s.day, s.type, s.source, s.start_at, s.end_at
+  ),
+  keys AS (
+    SELECT DISTINCT g.day, g.type, g.source FROM gone g
+  ),
+  spans AS (
+    SELECT g.* FROM gone g JOIN health_store.catalog c ON c.type = g.type AND c.rule = 'total'
+  )
+  SELECT (SELECT array_agg(k.day) FROM keys k), (SELECT array_agg(k.type) FROM keys k),
+         (SELECT array_agg(k.source) FROM keys k),
+         (SELECT array_agg(s.type) FROM spans s), (SELECT array_agg(s.source) FROM spans s),
+         (SELECT array_agg(s.start_at) FROM spans s), (SELECT array_agg(s.end_at) FROM spans s)
+  INTO v_days, v_types, v_sources, v_span_types, v_span_sources, v_span_starts, v_span_ends;
+
+  DELETE FROM health_store.coverings c WHERE c.person = p_person AND c.uuid = ANY (v_old);
+
+  -- The imported workout's route now belongs to the pushed workout, unless that has its own.
+  UPDATE health_store.workout_routes r SET uuid = m.new_uuid
+  FROM unnest(v_old, v_new) AS m(old_uuid, new_uuid)
+  WHERE r.person = p_person AND r.uuid = m.old_uuid
+    AND NOT EXISTS (SELECT 1 FROM health_store.workout_routes o WHERE o.person = p_person AND o.uuid = m.new_uuid);
+  DELETE FROM health_store.workout_routes r WHERE r.person = p_person AND r.uuid = ANY (v_old);
+
+  -- What the deleted samples covered or were part of is decided again; their keys, and the
+  -- keys whose coalescing changed, are recomputed from the samples left.
+  IF v_span_types IS NOT NULL THEN
+    SELECT v_days || array_agg(f.day), v_types || array_agg(f.type), v_sources || array_agg(f.source)
+    INTO v_days, v_types, v_sources
+    FROM health_store.refresh_coverings(p_person, v_span_types, v_span_sources, v_span_starts, v_span_ends) f;
+  END IF;
+  PERFORM health_store.refresh_batch_rollups(p_person, v_days, v_types, v_sources, NULL);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.drop_export_twins(text, jsonb) IS
+  'Deletes the imported samples that the given pushed samples are twins of (same type, span to the second, reading), with their rollups, coverings and route kept right. Called by store_samples for origins healthd and stridee, under the person lock.';
+
+-- The route of an imported workout, stored under the workout it belongs to: the imported one,
+-- or the pushed twin it matched (a workout of the same span), unless that pushed workout has a
+-- route of its own. Returns whether a route was stored. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.store_export_route(p_person text, p_uuid uuid, p_start timestamptz, p_end timestamptz,
+                                                           p_t timestamptz[], p_lat double precision[], p_lon double precision[],
+                                                           p_altitude double precision[], p_speed double precision[],
+                                                           p_course double precision[], p_horizontal double precision[],
+                                                           p_vertical double precision[])
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_target uuid;
+BEGIN
+  IF coalesce(cardinality(p_t), 0) = 0 THEN
+    RETURN false;
+  END IF;
+  SELECT s.uuid INTO v_target FROM health_store.samples s WHERE s.person = p_person AND s.uuid = p_uuid;
+  IF v_target IS NULL THEN
+    SELECT w.uuid INTO v_target
+    FROM health_store.workout_samples w
+    WHERE w.person = p_person AND w.origin <> 'export' AND w.kind = 'workout'
+      AND w.start_at > p_start - interval '1 second' AND w.start_at < p_start + interval '1 second'
+      AND health_store.twin_span(w.start_at, w.end_at, p_start, p_end)
+    ORDER BY w.uuid
+    LIMIT 1;
+    IF v_target IS NULL
+       OR EXISTS (SELECT 1 FROM health_store.workout_routes r
+                  WHERE r.person = p_person AND r.uuid = v_target AND r.origin <> 'export') THEN
+      RETURN false;
+    END IF;
+  END IF;
+  PERFORM health_store.store_route(p_person, v_target, 'export', p_t, p_lat, p_lon, p_altitude, p_speed, p_course,
+                                   p_horizontal, p_vertical);
+  RETURN true;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.store_export_route(text, uuid, timestamptz, timestamptz, timestamptz[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[]) IS
+  'Stores an imported workout''s route under that workout, or under the pushed workout it matched when that has no route of its own; returns whether it was stored. Caller holds the person lock.';
+
+-- Upserts activity summaries of a person, one per day (the later of two for a day in one call
+-- wins); returns how many were given. p_items: [{day, active_energy_kcal, …, summary}].
+CREATE OR REPLACE FUNCTION health_store.store_activity_summaries(p_person text, p_items jsonb,
+                                                                 p_received_at timestamptz DEFAULT clock_timestamp())
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  INSERT INTO health_store.activity_summaries AS a (
+    person, day, active_energy_kcal, active_energy_goal_kcal, exercise_min, exercise_goal_min,
+    stand_hours, stand_goal_hours, summary, first_received_at, last_received_at)
+  SELECT DISTINCT ON ((e.value->>'day')::date)
+         p_person, (e.value->>'day')::date, (e.value->>'active_energy_kcal')::double precision,
+         (e.value->>'active_energy_goal_kcal')::double precision, (e.value->>'exercise_min')::double precision,
+         (e.value->>'exercise_goal_min')::double precision, (e.value->>'stand_hours')::double precision,
+         (e.value->>'stand_goal_hours')::double precision, e.value->'summary', p_received_at, p_received_at
+  FROM jsonb_array_elements(p_items) WITH ORDINALITY AS e
+  ORDER BY (e.value->>'day')::date, e.ordinality DESC
+  ON CONFLICT (person, day) DO UPDATE SET
+    active_energy_kcal = excluded.active_energy_kcal, active_energy_goal_kcal = excluded.active_energy_goal_kcal,
+    exercise_min = excluded.exercise_min, exercise_goal_min = excluded.exercise_goal_min,
+    stand_hours = excluded.stand_hours, stand_goal_hours = excluded.stand_goal_hours,
+    summary = excluded.summary, last_received_at = excluded.last_received_at
+  WHERE a.summary IS DISTINCT FROM excluded.summary;
+  RETURN jsonb_array_length(p_items);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.store_activity_summaries(text, jsonb, timestamptz) IS
+  'Upserts a person''s activity summaries on (person, day) from [{day, active_energy_kcal, active_energy_goal_kcal, exercise_min, exercise_goal_min, stand_hours, stand_goal_hours, summary}]; returns how many were given.';
+
+REVOKE EXECUTE ON FUNCTION
+  health_store.pushed_from(text),
+  health_store.drop_pushed_twins(text, jsonb),
+  health_store.drop_export_twins(text, jsonb),
+  health_store.store_export_route(text, uuid, timestamptz, timestamptz, timestamptz[], double precision[], double precision[],
+                                  double precision[], double precision[], double precision[], double precision[], double precision[]),
+  health_store.store_activity_summaries(text, jsonb, timestamptz)
+FROM PUBLIC;
