@@ -184,51 +184,30 @@ public final class AppleExportImporter: Sendable {
 /// own durable source: a crash loses the last groups and their ledger rows together, and the
 /// next run resumes after the last batch committed.
 final class ExportStorer {
-    let pool: PostgresPool
     let person: String
     let source: ExportSource
     let file: FileIdentity
     let sha256: String
     let exportId: String
-    /// The open group and the connection it holds, given back to the pool at each commit.
-    private var group: (group: BatchGroup, connection: PostgresConnection)?
+    private let groups: PooledBatchGroups
 
     init(pool: PostgresPool, person: String, source: ExportSource, file: FileIdentity, sha256: String, exportId: String) {
-        self.pool = pool
         self.person = person
         self.source = source
         self.file = file
         self.sha256 = sha256
         self.exportId = exportId
+        groups = PooledBatchGroups(pool: pool)
     }
 
     /// Commits the open group when it is due, or whenever one is open with `force`.
     func commit(force: Bool) throws {
-        guard let open = group, force || open.group.isDue else { return }
-        group = nil
-        defer { pool.checkIn(open.connection) }
-        try open.group.commit()
+        try groups.commit(force: force)
     }
 
     /// Drops the open group: its batches and their ledger rows go together.
     func rollback() {
-        guard let open = group else { return }
-        group = nil
-        open.group.rollback()
-        pool.checkIn(open.connection)
-    }
-
-    private func openGroup() throws -> BatchGroup {
-        if let open = group { return open.group }
-        let connection = try pool.checkOut()
-        do {
-            let opened = try BatchGroup(on: connection)
-            group = (opened, connection)
-            return opened
-        } catch {
-            pool.checkIn(connection)
-            throw error
-        }
+        groups.rollback()
     }
 
     /// What storing one batch did.
@@ -246,7 +225,7 @@ final class ExportStorer {
     /// the error is rethrown.
     func store(_ batch: ExportBatch, sequence: Int, final: Bool, newRun: Bool) throws -> Stored {
         do {
-            return try openGroup().step(samples: batch.sampleCount) { c in try store(batch, sequence: sequence, final: final, newRun: newRun, on: c) }
+            return try groups.step(samples: batch.sampleCount) { c in try store(batch, sequence: sequence, final: final, newRun: newRun, on: c) }
         } catch {
             rollback()
             throw error

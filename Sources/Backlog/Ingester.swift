@@ -233,26 +233,23 @@ public final class Ingester: Sendable {
     }
 }
 
-/// The storing side: one pooled connection for the run, batches grouped into transactions
+/// The storing side: batches grouped into transactions, each group on a pooled connection
 /// (`BatchGroup`).
 final class Storer {
-    let pool: PostgresPool
     let person: String
-    /// The open group and the connection it holds; a connection goes back to the pool after
-    /// each commit, so one that died meanwhile (a server restart) is never used again.
-    private var group: (group: BatchGroup, connection: PostgresConnection)?
+    private let groups: PooledBatchGroups
     /// Batches stored in the open group, not yet committed.
     private(set) var uncommitted = (batches: 0, counts: StoreCounts())
 
     init(pool: PostgresPool, person: String) {
-        self.pool = pool
         self.person = person
+        groups = PooledBatchGroups(pool: pool)
     }
 
     /// Stores a batch with `BatchStore`'s own call (the receiver's), and the ledger row in the
     /// same transaction, in the open group.
     func store(_ batch: Batch, file: String, sha: [UInt8], ledger: LedgerUpdate?, fileBatches: Int, fileCounts: StoreCounts) throws -> StoreCounts {
-        let counts = try openGroup().step(samples: batch.sampleCount) { connection in
+        let counts = try groups.step(samples: batch.sampleCount) { connection in
             let counts = try BatchStore.store(batch, person: person, origin: .file(path: file), bodySHA256: sha, on: connection)
             if let ledger {
                 try IngestLedger.write(ledger, person: person, batches: fileBatches + 1, counts: fileCounts.adding(counts), on: connection)
@@ -266,7 +263,7 @@ final class Storer {
 
     /// Writes a ledger row alone (a file of probes or blank lines, or one only touched).
     func writeLedger(_ ledger: LedgerUpdate, fileBatches: Int, fileCounts: StoreCounts) throws {
-        try openGroup().step { connection in
+        try groups.step { connection in
             try IngestLedger.write(ledger, person: person, batches: fileBatches, counts: fileCounts, on: connection)
         }
     }
@@ -274,36 +271,16 @@ final class Storer {
     /// Commits the open group when it is due, or whenever one is open with `force`; returns
     /// what it committed, or nil when nothing was.
     func commit(force: Bool) throws -> (batches: Int, counts: StoreCounts)? {
-        guard let open = group, force || open.group.isDue else { return nil }
-        group = nil
         let committed = uncommitted
+        guard try groups.commit(force: force) else { return nil }
         uncommitted = (0, StoreCounts())
-        defer { pool.checkIn(open.connection) }
-        try open.group.commit()
         return committed
     }
 
     /// Drops the open group (after the database failed under it, or at the end of a run).
     func rollback() {
-        if let open = group {
-            open.group.rollback()
-            pool.checkIn(open.connection)
-        }
-        group = nil
+        groups.rollback()
         uncommitted = (0, StoreCounts())
-    }
-
-    private func openGroup() throws -> BatchGroup {
-        if let open = group { return open.group }
-        let connection = try pool.checkOut()
-        do {
-            let opened = try BatchGroup(on: connection)
-            group = (opened, connection)
-            return opened
-        } catch {
-            pool.checkIn(connection)
-            throw error
-        }
     }
 }
 

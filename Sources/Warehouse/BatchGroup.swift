@@ -65,3 +65,56 @@ public final class BatchGroup {
         connection.rollbackQuietly()
     }
 }
+
+/// The groups of one writer, one after the other, each on a connection checked out of `pool`
+/// for as long as it is open. The connection goes back at each commit or rollback, so one
+/// that died meanwhile (a server restart) is never used again.
+public final class PooledBatchGroups {
+    let pool: PostgresPool
+    private var open: (group: BatchGroup, connection: PostgresConnection)?
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// True while a group is open (steps stored and not yet committed or dropped).
+    public var isOpen: Bool { open != nil }
+
+    /// Runs one step in the open group, opening one first if none is.
+    @discardableResult
+    public func step<T>(samples: Int = 0, _ body: (PostgresConnection) throws -> T) throws -> T {
+        try current().step(samples: samples, body)
+    }
+
+    /// Commits the open group when it is due, or whenever one is open with `force`; true when
+    /// a group was committed.
+    @discardableResult
+    public func commit(force: Bool) throws -> Bool {
+        guard let group = open, force || group.group.isDue else { return false }
+        open = nil
+        defer { pool.checkIn(group.connection) }
+        try group.group.commit()
+        return true
+    }
+
+    /// Drops the open group, if any: everything stored in it goes together.
+    public func rollback() {
+        guard let group = open else { return }
+        open = nil
+        group.group.rollback()
+        pool.checkIn(group.connection)
+    }
+
+    private func current() throws -> BatchGroup {
+        if let group = open { return group.group }
+        let connection = try pool.checkOut()
+        do {
+            let opened = try BatchGroup(on: connection)
+            open = (opened, connection)
+            return opened
+        } catch {
+            pool.checkIn(connection)
+            throw error
+        }
+    }
+}
