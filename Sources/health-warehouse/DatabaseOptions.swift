@@ -50,6 +50,16 @@ struct DatabaseOptions {
         return try body(session.connectionString)
     }
 
+    /// Runs `body` with the pool of a command that writes batches (ingest, import-apple-health):
+    /// the database migrated, two connections with the writer's timeouts, closed after.
+    func withWriterPool<T>(_ timeouts: WriterTimeouts, _ body: (PostgresPool) throws -> T) throws -> T {
+        try withDatabase(migrate: true) { url in
+            let pool = PostgresPool(connectionString: url, maxConnections: 2, sessionSettings: timeouts.sessionSettings)
+            defer { pool.close() }
+            return try body(pool)
+        }
+    }
+
     /// Runs `body` with one connection to the database `withDatabase` gives, closed after.
     func withConnection<T>(migrate: Bool, _ body: (PostgresConnection) throws -> T) throws -> T {
         try withDatabase(migrate: migrate) { url in

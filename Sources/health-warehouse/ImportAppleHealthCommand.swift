@@ -62,9 +62,7 @@ struct ImportAppleHealthCommand: Command {
         // Stop between batches on SIGTERM/SIGINT: what is stored stays, the next run goes on.
         Shutdown.shared.takeOver { _ in }
         let stop: @Sendable () -> Bool = { Shutdown.shared.isRequested }
-        return try database.withDatabase(migrate: true) { url in
-            let pool = PostgresPool(connectionString: url, maxConnections: 2, sessionSettings: writerTimeouts.sessionSettings)
-            defer { pool.close() }
+        return try database.withWriterPool(writerTimeouts) { pool in
             let display = ProgressDisplay(enabled: isatty(STDERR_FILENO) == 1)
             let shown = path
             let summary: ImportSummary

@@ -86,9 +86,7 @@ struct IngestCommand: Command {
         // Stop between batches on SIGTERM/SIGINT instead of dying mid-run (Shutdown sets the flag).
         Shutdown.shared.takeOver { _ in }
         let stop: @Sendable () -> Bool = { Shutdown.shared.isRequested }
-        return try database.withDatabase(migrate: true) { url in
-            let pool = PostgresPool(connectionString: url, maxConnections: 2, sessionSettings: writerTimeouts.sessionSettings)
-            defer { pool.close() }
+        return try database.withWriterPool(writerTimeouts) { pool in
             let ingester = Ingester(pool: pool, options: options)
             let display = ProgressDisplay(enabled: isatty(STDERR_FILENO) == 1)
             var status: Int32 = 0
