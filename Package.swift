@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "Hashing"],
                 plugins: ["EmbedMigrations"]),
         .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres"]),
+        // The page under /ui (docs/ui.md): sessions, server-side SVG, reading the views as health_reader.
+        .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing"]),
         .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Postgres", "Hashing", "CZlib"]),
         // The Health app's export (export.zip, its folder, export.xml) read as a stream into the same pipeline.
         .target(name: "AppleExport", dependencies: ["CXML2", "CZip", "Warehouse", "HealthPayload", "Postgres", "Hashing", "Backlog"]),
@@ -37,7 +39,7 @@ let package = Package(
         .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing"]),
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData",
-                                         "AppleExport"]),
+                                         "AppleExport", "WebUI"]),
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
@@ -66,8 +68,11 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
+        // The page (/ui) in headless Chromium lives here too: it needs the demo history (ui/*.py drive the browser).
         .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData",
-                                                            "health-warehouse", "CYAML"]),
+                                                            "health-warehouse", "CYAML"],
+                    exclude: ["ui"]),
+        .testTarget(name: "WebUITests", dependencies: ["WebUI", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
