@@ -29,9 +29,10 @@ struct PageReader {
         }
     }
 
-    /// Runs `body` inside one read-only, repeatable-read transaction.
+    /// Runs `body` inside one read-only, repeatable-read transaction as `health_reader`, whatever
+    /// the session's own role (the pool sets it too; this holds even if something reset it).
     func snapshot<T>(_ body: () throws -> T) throws -> T {
-        try connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        try connection.execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL ROLE health_reader")
         let value = try body()
         try connection.query("COMMIT")
         return value
