@@ -30,6 +30,7 @@ enum Assets {
         rect{fill:var(--bar)}.s1{fill:#174f86}.s2{fill:#7fb2e5}.s3{fill:#9aa7b4}
         .partial rect{fill:#fff;stroke:var(--bar);stroke-width:1.2;stroke-dasharray:3 2}
         .trend{fill:none;stroke:var(--bar);stroke-width:2}circle{fill:var(--bar)}circle.partial{fill:#fff;stroke:var(--bar);stroke-width:1.5}
+        #heart-rate svg{max-width:760px}
         .route{max-width:420px;border:1px solid var(--line);border-radius:6px;background:#fbfcfd}
         .route-line{fill:none;stroke:#c2410c;stroke-width:3;stroke-linejoin:round}.start{fill:#15803d}rect.end{fill:#1b1f24}
         .key{font-size:.85rem;color:var(--muted);margin:.2rem 0}.k{display:inline-block;width:.8rem;height:.8rem;margin:0 .2rem 0 .5rem;background:var(--bar);vertical-align:-1px}
@@ -45,6 +46,7 @@ enum Assets {
         .sources dt{font-weight:700;min-width:1.5rem}.sources dd{margin:0;word-break:break-all}
         form.sign-in{display:grid;gap:.5rem;max-width:26rem}form.sign-in input{padding:.45rem;border:1px solid var(--muted);border-radius:6px}
         .error{color:#a40e26;font-weight:600}
+        @media (max-width:600px){.axis text{font-size:19px}}
         @media (min-width:900px){.charts{grid-template-columns:1fr 1fr}.facts{grid-template-columns:1fr 1fr}}
         """
 

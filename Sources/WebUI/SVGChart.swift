@@ -25,7 +25,7 @@ struct SVGChart {
     static let left = 46.0
     static let right = 6.0
     static let top = 8.0
-    static let bottom = 20.0
+    static let bottom = 24.0
 
     var title: String
     var unit: String
@@ -78,7 +78,7 @@ struct SVGChart {
             let yy = Self.r(y(value, scale))
             out += "<line x1=\"\(Int(Self.left))\" x2=\"\(Int(Self.width - Self.right))\" y1=\"\(yy)\" y2=\"\(yy)\"/>"
             out += "<text x=\"\(Int(Self.left - 4))\" y=\"\(Self.r(y(value, scale) + 4))\" text-anchor=\"end\">"
-                + Format.number(value, decimals: decimals) + "</text>"
+                + Self.axisNumber(value, decimals: decimals) + "</text>"
         }
         let base = Self.r(Self.height - 5)
         out += "<text x=\"\(Self.r(x(0) - step / 2))\" y=\"\(base)\">\(HTML.escape(slotLabels.first))</text>"
@@ -122,6 +122,12 @@ struct SVGChart {
                 + "<title>\(HTML.escape(point.label))</title></circle>"
         }
         return out
+    }
+
+    /// An axis label short enough for a phone: `2.5k` from 1,000 up.
+    static func axisNumber(_ value: Double, decimals: Int) -> String {
+        abs(value) >= 1000 ? Format.number(value / 1000, decimals: value.truncatingRemainder(dividingBy: 1000) == 0 ? 0 : 1) + "k"
+            : Format.number(value, decimals: decimals)
     }
 
     /// One decimal place: enough for a 720-wide drawing.

@@ -93,8 +93,10 @@ extension WebUI {
                  started: DispatchTime, body: [UInt8]? = nil) -> HTTPResponse {
         var fields: [(name: String, value: String)] = body == nil ? [("Content-Type", "text/html; charset=utf-8")] : []
         fields += headers + [
+            // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` on the
+            // page's own form POSTs, which the Origin check must refuse.
             ("Content-Security-Policy", "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
-            ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("X-Frame-Options", "DENY"),
+            ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"),
             ("Cache-Control", body == nil ? "no-store" : "max-age=3600"),
         ]
         let response = HTTPResponse(status: status, headers: fields, body: body ?? Array(html.utf8))

@@ -41,6 +41,14 @@ struct RenderingTests {
         #expect(!svg.contains("x=\"354"))
     }
 
+    @Test("axis labels stay short: thousands as k")
+    func axisLabels() {
+        #expect(SVGChart.axisNumber(10_000, decimals: 0) == "10k")
+        #expect(SVGChart.axisNumber(2_500, decimals: 0) == "2.5k")
+        #expect(SVGChart.axisNumber(500, decimals: 0) == "500")
+        #expect(SVGChart.axisNumber(80.5, decimals: 1) == "80.5")
+    }
+
     @Test("a line is broken where a day is missing")
     func lineBreaks() {
         let points = [0, 1, 3].map { SVGChart.Point(slot: $0, values: [Double(50 + $0)], label: "d\($0)", partial: false) }
