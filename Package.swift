@@ -31,7 +31,7 @@ let package = Package(
                 plugins: ["EmbedMigrations"]),
         .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres"]),
         // The page under /ui (docs/ui.md): sessions, server-side SVG, reading the views as health_reader.
-        .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing"]),
+        .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing", "CZlib"]),
         .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Postgres", "Hashing", "CZlib"]),
         // The Health app's export (export.zip, its folder, export.xml) read as a stream into the same pipeline.
         .target(name: "AppleExport", dependencies: ["CXML2", "CZip", "Warehouse", "HealthPayload", "Postgres", "Hashing", "Backlog"]),

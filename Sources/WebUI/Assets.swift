@@ -27,12 +27,12 @@ enum Assets {
         figure{margin:0}figcaption{font-size:.9rem;margin-bottom:.2rem}
         svg{width:100%;height:auto;display:block}
         .axis line{stroke:var(--line);stroke-width:1}.axis text{font-size:11px;fill:var(--muted)}
-        rect{fill:var(--bar)}.s1{fill:#174f86}.s2{fill:#7fb2e5}.s3{fill:#9aa7b4}
-        .partial rect{fill:#fff;stroke:var(--bar);stroke-width:1.2;stroke-dasharray:3 2}
-        .trend{fill:none;stroke:var(--bar);stroke-width:2}circle{fill:var(--bar)}circle.partial{fill:#fff;stroke:var(--bar);stroke-width:1.5}
+        path.m{fill:none;stroke:var(--bar)}.m.s1{stroke:#174f86}.m.s2{stroke:#7fb2e5}.m.s3{stroke:#9aa7b4}.dots{stroke-linecap:round}
+        .partial{fill:#fff;stroke:var(--bar);stroke-width:1.5;stroke-dasharray:3 2}
+        .trend{fill:none;stroke:var(--bar);stroke-width:1.5;opacity:.6}
         #heart-rate svg{max-width:760px}
         .route{max-width:420px;border:1px solid var(--line);border-radius:6px;background:#fbfcfd}
-        .route-line{fill:none;stroke:#c2410c;stroke-width:3;stroke-linejoin:round}.start{fill:#15803d}rect.end{fill:#1b1f24}
+        .route-line{fill:none;stroke:#c2410c;stroke-width:3;stroke-linejoin:round}.start{fill:#15803d}.end{fill:#1b1f24}
         .key{font-size:.85rem;color:var(--muted);margin:.2rem 0}.k{display:inline-block;width:.8rem;height:.8rem;margin:0 .2rem 0 .5rem;background:var(--bar);vertical-align:-1px}
         .k.s1{background:#174f86}.k.s2{background:#7fb2e5}.k.s3{background:#9aa7b4}
         .scroll{overflow-x:auto;border:1px solid var(--line);border-radius:6px}

@@ -1,9 +1,9 @@
 /// Charts drawn on the server as SVG: no script, nothing fetched, readable without colour.
 ///
 /// One chart has a slot per day of the period. A day with no value draws nothing (a gap,
-/// never a zero bar); today, not over yet, is drawn hollow (class `partial`). Every mark
-/// carries a `<title>` with the day and the value in words and units, so hovering or a
-/// screen reader gives the number; the day-by-day table below the charts gives them all as text.
+/// never a zero bar); today, not over yet, is drawn hollow (class `partial`, with a `<title>`
+/// saying so). Marks are strokes of one path per series, so 365 days stay small; every value
+/// is also text in the day-by-day table, which the chart's label points to.
 struct SVGChart {
     /// One day's marks: the value (or stacked parts), its words, and whether the day is partial.
     struct Point {
@@ -39,7 +39,7 @@ struct SVGChart {
     func svg() -> String {
         let scale = axis()
         var out = "<svg viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\""
-            + HTML.escape(title + ", " + unit + ", one mark per day; days without data are left empty") + "\">"
+            + HTML.escape(title + ", " + unit + ", one mark per day; days without data are left empty; the values are in the table Day by day") + "\">"
         out += grid(scale)
         switch style {
         case .bars: out += bars(scale)
@@ -87,41 +87,54 @@ struct SVGChart {
         return out + "</g>"
     }
 
+    /// Each stacked part of the complete days as one path of vertical strokes (a bar is a
+    /// stroke as wide as the bar: `M x bottom V top`), 14 bytes a day; today as an outlined
+    /// rectangle with its `<title>`.
     private func bars(_ scale: (low: Double, high: Double)) -> String {
-        let barWidth = Self.r(max(step * 0.72, 0.6))
+        let width = Self.r(max(step * 0.72, 0.6))
+        var paths: [String] = []
         var out = ""
         for point in points {
-            let left = Self.r(x(point.slot) - step * 0.36)
-            out += point.partial ? "<g class=\"partial\">" : "<g>"
-            out += "<title>\(HTML.escape(point.label))</title>"
             var base = 0.0
-            for (index, part) in point.values.enumerated() where part > 0 {
-                let top = y(base + part, scale)
-                let height = y(base, scale) - top
-                out += "<rect class=\"s\(index)\" x=\"\(left)\" y=\"\(Self.r(top))\" width=\"\(barWidth)\" height=\"\(Self.r(max(height, 0.5)))\"/>"
-                base += part
+            // A day whose value is 0 is data: a sliver at the axis, unlike a day with none.
+            let zero = point.values.allSatisfy { $0 <= 0 }
+            for (index, part) in point.values.enumerated() where part > 0 || (zero && index == 0) {
+                let bottom = y(base, scale), top = min(y(base + part, scale), bottom - 0.5)
+                if point.partial {
+                    out += "<rect class=\"partial\" x=\"\(Self.r(x(point.slot) - step * 0.36))\" y=\"\(Self.r(top))\" width=\"\(width)\" "
+                        + "height=\"\(Self.r(bottom - top))\"><title>\(HTML.escape(point.label))</title></rect>"
+                } else {
+                    while paths.count <= index { paths.append("") }
+                    paths[index] += "M\(Self.r(x(point.slot))) \(Self.r(bottom))V\(Self.r(top))"
+                }
+                base += max(part, 0)
             }
-            out += "</g>"
         }
-        return out
+        let strokes = paths.enumerated().filter { !$0.element.isEmpty }
+            .map { "<path class=\"m s\($0.offset)\" stroke-width=\"\(width)\" d=\"\($0.element)\"/>" }.joined()
+        return strokes + out
     }
 
+    /// A line through consecutive days (a missing day breaks it), a dot per day (`M x yh0` with
+    /// a round cap), today as an outlined circle with its `<title>`.
     private func line(_ scale: (low: Double, high: Double)) -> String {
-        var path = ""
+        var trend = "", dots = "", today = ""
         var previous: Int?
         for point in points {
             guard let value = point.values.first else { continue }
-            path += (previous == point.slot - 1 ? "L" : "M") + "\(Self.r(x(point.slot))) \(Self.r(y(value, scale)))"
+            let at = "\(Self.r(x(point.slot))) \(Self.r(y(value, scale)))"
+            trend += (previous == point.slot - 1 ? "L" : "M") + at
             previous = point.slot
+            if point.partial {
+                today += "<circle class=\"partial\" cx=\"\(Self.r(x(point.slot)))\" cy=\"\(Self.r(y(value, scale)))\" r=\"3\">"
+                    + "<title>\(HTML.escape(point.label))</title></circle>"
+            } else {
+                dots += "M" + at + "h0"
+            }
         }
-        var out = path.isEmpty ? "" : "<path class=\"trend\" d=\"\(path)\"/>"
-        let radius = Self.r(min(max(step * 0.3, 1.5), 4))
-        for point in points {
-            guard let value = point.values.first else { continue }
-            out += "<circle\(point.partial ? " class=\"partial\"" : "") cx=\"\(Self.r(x(point.slot)))\" cy=\"\(Self.r(y(value, scale)))\" r=\"\(radius)\">"
-                + "<title>\(HTML.escape(point.label))</title></circle>"
-        }
-        return out
+        let dotWidth = Self.r(min(max(step * 0.6, 2.5), 6))
+        return (trend.isEmpty ? "" : "<path class=\"trend\" d=\"\(trend)\"/>")
+            + (dots.isEmpty ? "" : "<path class=\"m dots\" stroke-width=\"\(dotWidth)\" d=\"\(dots)\"/>") + today
     }
 
     /// An axis label short enough for a phone: `2.5k` from 1,000 up.

@@ -88,21 +88,26 @@ extension WebUI {
             + (secure ? "; Secure" : "")
     }
 
-    /// The HTTP answer with the page's security headers, logged in one line.
-    func respond(status: Int, html: String, headers: [(name: String, value: String)], head: HTTPRequestHead, person: String?,
-                 started: DispatchTime, body: [UInt8]? = nil) -> HTTPResponse {
-        var fields: [(name: String, value: String)] = body == nil ? [("Content-Type", "text/html; charset=utf-8")] : []
-        fields += headers + [
+    /// The HTTP answer with the page's security headers, gzip-compressed when the browser takes
+    /// it and it pays, logged in one line (`db_ms`: reading the views; `ms`: the whole answer).
+    func respond(_ answer: Answer, head: HTTPRequestHead, started: DispatchTime) -> HTTPResponse {
+        var fields: [(name: String, value: String)] = answer.body == nil ? [("Content-Type", "text/html; charset=utf-8")] : []
+        fields += answer.headers + [
             // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` on the
             // page's own form POSTs, which the Origin check must refuse.
             ("Content-Security-Policy", "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
             ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"),
-            ("Cache-Control", body == nil ? "no-store" : "max-age=3600"),
+            ("Cache-Control", answer.body == nil ? "no-store" : "max-age=3600"), ("Vary", "Accept-Encoding"),
         ]
-        let response = HTTPResponse(status: status, headers: fields, body: body ?? Array(html.utf8))
-        Log.event("http.request", ["method": head.method, "path": head.path, "status": status, "person": person ?? "-",
-                                   "bytes": response.body.count,
+        var body = answer.body ?? Array(answer.html.utf8)
+        let plainBytes = body.count
+        if body.count > 1024, Gzip.accepted(head.headers["Accept-Encoding"]), let packed = Gzip.compress(body) {
+            body = packed
+            fields.append(("Content-Encoding", "gzip"))
+        }
+        Log.event("http.request", ["method": head.method, "path": head.path, "status": answer.status, "person": answer.person ?? "-",
+                                   "bytes": plainBytes, "sent_bytes": body.count, "db_ms": answer.databaseMilliseconds,
                                    "ms": Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000])
-        return response
+        return HTTPResponse(status: answer.status, headers: fields, body: body)
     }
 }

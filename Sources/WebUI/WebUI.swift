@@ -55,14 +55,13 @@ public final class WebUI: Sendable {
         let method = head.method.uppercased()
         guard route.methods.contains(method) else {
             let allow = route.methods.joined(separator: ", ")
-            return .reject(respond(status: 405, html: SignInPage.notice(title: "Not here", message: "This page answers \(allow)."),
-                                   headers: [("Allow", allow)], head: head, person: nil, started: DispatchTime.now()))
+            return .reject(respond(Answer(status: 405, html: SignInPage.notice(title: "Not here", message: "This page answers \(allow)."),
+                                          headers: [("Allow", allow)]), head: head, started: DispatchTime.now()))
         }
         return .accept(maxBodyBytes: method == "POST" ? 8 * 1024 : 0) { [self] request in
             let started = DispatchTime.now()
             let answer = answer(route, method: method, request: request)
-            return respond(status: answer.status, html: answer.html, headers: answer.headers, head: head, person: answer.person,
-                           started: started, body: answer.body)
+            return respond(answer, head: head, started: started)
         }
     }
 
@@ -74,6 +73,8 @@ public final class WebUI: Sendable {
         var person: String?
         /// A non-HTML body (the stylesheet, the icon), with its content type in `headers`.
         var body: [UInt8]?
+        /// Time spent reading the views, for the log line.
+        var databaseMilliseconds = 0.0
     }
 
     func answer(_ route: UIRoute, method: String, request: HTTPRequest) -> Answer {
@@ -118,8 +119,10 @@ public final class WebUI: Sendable {
             }
             return Answer(html: WorkoutPage(detail: detail).render(person: person, signOut: signOut))
         case .days(let days):
+            let started = DispatchTime.now()
             let data = try reader.withConnection { try PageReader(connection: $0).daysPage(person: person, dayCount: days) }
-            return Answer(html: DaysPage(data, period: days).render(signOut: signOut))
+            let read = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1_000_000
+            return Answer(html: DaysPage(data, period: days).render(signOut: signOut), databaseMilliseconds: read)
         default:
             return Answer(status: 404, html: SignInPage.notice(title: "Not found", message: "There is no such page."))
         }

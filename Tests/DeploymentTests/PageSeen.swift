@@ -18,13 +18,12 @@ struct PageSeen: Decodable {
         var head: [String]
         var rows: [Row]
     }
-    struct Mark: Decodable {
-        var text: String
-        var partial: Bool
-    }
     struct Chart: Decodable {
         var caption: String
-        var marks: [Mark]
+        /// Days drawn: complete ones and today's outline.
+        var marks: Int
+        /// The words of today's mark.
+        var partial: [String]
     }
     /// One page as the DOM held it.
     struct Page: Decodable {

@@ -29,6 +29,9 @@ struct PageHTTPTests {
                 #expect(proxied.bodyText.contains("action=\"/ui/sign-in\""), "\(header)")
                 #expect(!proxied.bodyText.contains("4,321"), "\(header)")
             }
+            let packed = try server.get("/ui", headers: [("Accept-Encoding", "gzip, deflate")])
+            #expect(packed.header("Content-Encoding") == "gzip" && packed.body.count < page.body.count / 3)
+            #expect(String(decoding: try GzipTests.gunzip(packed.body), as: UTF8.self).contains("4,321 steps"))
             #expect(try server.get("/ui/style.css").header("Content-Type") == "text/css; charset=utf-8")
             #expect(try server.get("/ui/nothing-here").status == 404)
             #expect(try server.get("/ui/sign-out").status == 405)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import WebUI
 
 @Suite("The page's pieces: escaping, numbers, charts, routes")
@@ -26,7 +27,7 @@ struct RenderingTests {
         #expect(Format.ago(hours: 50) == "2 days 2 h ago")
     }
 
-    @Test("a day without a value draws nothing (a gap, not a zero bar) and today is drawn hollow")
+    @Test("a day without a value draws nothing (a gap, not a zero bar) and today is drawn hollow with its words")
     func chartGapsAndPartial() {
         let points = [
             SVGChart.Point(slot: 0, values: [100], label: "2026-01-01: 100 steps", partial: false),
@@ -34,35 +35,29 @@ struct RenderingTests {
         ]
         let svg = SVGChart(title: "Steps", unit: "steps", style: .bars, slots: 3, points: points,
                            slotLabels: ("2026-01-01", "2026-01-02", "2026-01-03")).svg()
-        #expect(svg.components(separatedBy: "<rect").count - 1 == 2)
-        #expect(svg.contains("<g class=\"partial\"><title>2026-01-03: 50 steps (today, so far)</title>"))
-        #expect(!svg.contains("2026-01-02:"))
-        // Slot 1 would be centred at x = 46 + 1.5 * 668/3 = 380: no mark starts there.
-        #expect(!svg.contains("x=\"354"))
+        // Slots are 668 / 3 wide from x = 46: slot 0 centred at 157.3, slot 1 at 380, slot 2 at 602.7.
+        let strokes = svg.firstMatch(of: /<path class="m s0" stroke-width="[0-9.]+" d="([^"]*)"/).map { String($0.1) }
+        #expect(strokes == "M157.3 126V8", "one bar from the axis (y 126) to 100 at the top (y 8)")
+        #expect(svg.contains("<rect class=\"partial\" x=\"522.5\""))
+        #expect(svg.contains("<title>2026-01-03: 50 steps (today, so far)</title>"))
+        #expect(!svg.contains("M380"))
     }
 
-    @Test("axis labels stay short: thousands as k")
-    func axisLabels() {
-        #expect(SVGChart.axisNumber(10_000, decimals: 0) == "10k")
-        #expect(SVGChart.axisNumber(2_500, decimals: 0) == "2.5k")
-        #expect(SVGChart.axisNumber(500, decimals: 0) == "500")
-        #expect(SVGChart.axisNumber(80.5, decimals: 1) == "80.5")
-    }
-
-    @Test("a line is broken where a day is missing")
+    @Test("a line is broken where a day is missing; a dot per day")
     func lineBreaks() {
         let points = [0, 1, 3].map { SVGChart.Point(slot: $0, values: [Double(50 + $0)], label: "d\($0)", partial: false) }
         let svg = SVGChart(title: "Resting heart rate", unit: "bpm", style: .line, slots: 4, points: points,
                            slotLabels: ("a", "b", "c")).svg()
-        let path = svg.firstMatch(of: /d="([^"]*)"/).map { String($0.1) } ?? ""
-        #expect(path.filter { $0 == "M" }.count == 2)
-        #expect(path.filter { $0 == "L" }.count == 1)
-        #expect(svg.components(separatedBy: "<circle").count - 1 == 3)
+        let trend = svg.firstMatch(of: /class="trend" d="([^"]*)"/).map { String($0.1) } ?? ""
+        #expect(trend.filter { $0 == "M" }.count == 2)
+        #expect(trend.filter { $0 == "L" }.count == 1)
+        let dots = svg.firstMatch(of: /class="m dots" stroke-width="[0-9.]+" d="([^"]*)"/).map { String($0.1) } ?? ""
+        #expect(dots.components(separatedBy: "h0").count - 1 == 3)
     }
 
     @Test("a hostile value in a chart's words stays text")
     func chartEscapes() {
-        let points = [SVGChart.Point(slot: 0, values: [1], label: "<script>alert(1)</script>", partial: false)]
+        let points = [SVGChart.Point(slot: 0, values: [1], label: "<script>alert(1)</script>", partial: true)]
         let svg = SVGChart(title: "x", unit: "u", style: .bars, slots: 1, points: points, slotLabels: ("a", "b", "c")).svg()
         #expect(!svg.contains("<script>"))
         #expect(svg.contains("&lt;script&gt;"))
@@ -95,5 +90,35 @@ struct RenderingTests {
         #expect(keys["b.watch"] == "C")
         #expect(keys.legend().contains("<dd>&lt;script&gt;alert(1)&lt;/script&gt;</dd>"))
         #expect([0, 25, 26, 27, 701, 702].map(SourceKeys.key) == ["A", "Z", "AA", "AB", "ZZ", "AAA"])
+    }
+}
+
+@Suite("gzip of the page")
+struct GzipTests {
+    /// `gzip -dc` of `bytes`: the real tool reads what zlib wrote.
+    static func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let path = NSTemporaryDirectory() + "hw-gzip-\(UUID().uuidString).gz"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let out = try CLIProcess.runProgram("/bin/gzip", ["-dc", path])
+        guard out.status == 0 else { throw PageTestError("gzip -dc: \(out.stderr)") }
+        return Array(out.stdout.utf8)
+    }
+
+    @Test("what Gzip.compress writes, gzip -dc reads back byte for byte, smaller")
+    func roundTrip() throws {
+        let page = Array(String(repeating: "<tr><th>2026-03-01</th><td>8,123 steps</td></tr>", count: 2000).utf8)
+        let packed = try #require(Gzip.compress(page))
+        #expect(packed.count < page.count / 10)
+        #expect(packed.prefix(2) == [0x1f, 0x8b])
+        #expect(try Self.gunzip(packed) == page)
+    }
+
+    @Test("gzip is used only when the browser accepts it", arguments: [
+        ("gzip, deflate, br", true), ("br;q=1.0, gzip;q=0.8", true), ("*", true), ("gzip;q=0", false), ("gzip;q=0.000", false),
+        ("identity", false), ("", false),
+    ])
+    func accepted(header: String, expected: Bool) {
+        #expect(Gzip.accepted(header) == expected)
     }
 }

@@ -39,10 +39,13 @@ for (const section of document.querySelectorAll('section[id]')) {
 }
 const legend = {};
 document.querySelectorAll('dl.sources > div').forEach(d => { legend[text(d.querySelector('dt'))] = d.querySelector('dd').textContent; });
-const charts = [...document.querySelectorAll('#charts figure')].map(f => ({
-  caption: text(f.querySelector('figcaption')),
-  marks: [...f.querySelectorAll('svg title')].map(t => ({text: t.textContent, partial: !!t.parentElement.closest('.partial')}))
-}));
+// A mark per day: each distinct "M x" of the mark paths (stacked parts share their x), plus today's outline.
+const charts = [...document.querySelectorAll('#charts figure')].map(f => {
+  const xs = new Set();
+  f.querySelectorAll('path.m').forEach(p => (p.getAttribute('d').match(/M[0-9.]+/g) || []).forEach(m => xs.add(m)));
+  const partial = [...new Set([...f.querySelectorAll('.partial title')].map(t => t.textContent))];
+  return {caption: text(f.querySelector('figcaption')), marks: xs.size + partial.length, partial};
+});
 return {
   title: document.title, h1: text(document.querySelector('h1')), person: text(document.querySelector('.person strong')),
   signInForm: !!document.querySelector('form.sign-in'), error: text(document.querySelector('#sign-in-error')),
