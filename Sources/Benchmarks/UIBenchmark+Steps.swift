@@ -33,19 +33,34 @@ extension UIBenchmark {
         return String(id)
     }
 
-    /// Two warm-up requests, then `runs` timed ones; the body size of the last.
-    func timeRequests(port: Int, path: String, cookie: String?) throws -> (timings: Timings, bytes: Int) {
+    /// Two warm-up requests, then `runs` timed ones, accepting gzip as a browser does; the
+    /// last answer's body.
+    func timeRequests(port: Int, path: String, cookie: String?) throws -> (timings: Timings, body: [UInt8]) {
         var timings = Timings()
-        var bytes = 0
+        var body: [UInt8] = []
+        var headers: [(name: String, value: String)] = [("Accept-Encoding", "gzip, deflate")]
+        if let cookie { headers.append(("Cookie", "hw_session=\(cookie)")) }
         for run in 0..<(runs + 2) {
             let started = monotonicSeconds()
-            let answer = try HTTPTestClient.request(port: port, path: path, headers: cookie.map { [("Cookie", "hw_session=\($0)")] } ?? [],
-                                                    timeout: 120)
+            let answer = try HTTPTestClient.request(port: port, path: path, headers: headers, timeout: 120)
             guard answer.status == 200 else { throw BenchmarkError.usage("GET \(path) answered \(answer.status)") }
             if run >= 2 { timings.milliseconds.append((monotonicSeconds() - started) * 1000) }
-            bytes = answer.body.count
+            body = answer.body
         }
-        return (timings, bytes)
+        return (timings, body)
+    }
+
+    /// The page's bytes before compression, and by section (`<section id=…>` up to the next), largest first.
+    func weights(port: Int, cookie: String) throws -> (total: Int, sections: String) {
+        let page = try HTTPTestClient.request(port: port, path: Self.path, headers: [("Cookie", "hw_session=\(cookie)")], timeout: 120).bodyText
+        var sizes: [(String, Int)] = []
+        let parts = page.components(separatedBy: "<section id=\"")
+        for part in parts.dropFirst() {
+            let name = String(part.prefix { $0 != "\"" })
+            sizes.append((name, part.utf8.count + 13))
+        }
+        let sections = sizes.sorted { $0.1 > $1.1 }.map { "\($0.0) \(ViewsBenchmark.grouped($0.1))" }.joined(separator: ", ")
+        return (page.utf8.count, sections + ", the rest \(ViewsBenchmark.grouped(parts[0].utf8.count))")
     }
 
     /// The baseline: the one query a dashboard sends for the same 365 days, as the reader.
@@ -81,18 +96,22 @@ extension UIBenchmark {
                       p50("load"), p50("htmlBytes"), loads["resourceBytes"]?.max() ?? 0)
     }
 
-    /// serve's own `ms` of the timed 200 answers to `path` (after the two warm-ups, before the
-    /// browser's), from its log.
-    func servedMilliseconds(log: String, path: String) -> Timings {
-        var timings = Timings()
+    /// serve's own `ms` and `db_ms` of the timed 200 answers to `path` (after the two warm-ups,
+    /// before the browser's), from its log.
+    func servedMilliseconds(log: String, path: String) -> (total: Timings, database: Timings) {
+        var total = Timings(), database = Timings()
         var seen = 0
         for line in log.split(separator: "\n") where line.contains(" http.request ") && line.contains(" path=\(path) ")
             && line.contains(" status=200 ") {
-            guard let range = line.range(of: " ms=") else { continue }
             seen += 1
             guard seen > 2, seen <= runs + 2 else { continue }
-            if let ms = Double(line[range.upperBound...].prefix { $0 == "." || $0.isNumber }) { timings.milliseconds.append(ms) }
+            func field(_ name: String) -> Double? {
+                guard let range = line.range(of: " \(name)=") else { return nil }
+                return Double(line[range.upperBound...].prefix { $0 == "." || $0.isNumber })
+            }
+            if let ms = field("ms") { total.milliseconds.append(ms) }
+            if let ms = field("db_ms") { database.milliseconds.append(ms) }
         }
-        return timings
+        return (total, database)
     }
 }

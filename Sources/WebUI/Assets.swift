@@ -38,7 +38,8 @@ enum Assets {
         .scroll{overflow-x:auto;border:1px solid var(--line);border-radius:6px}
         table{border-collapse:collapse;font-size:.9rem;width:100%}
         th,td{padding:.3rem .5rem;border-bottom:1px solid var(--line);text-align:right;white-space:nowrap}
-        th[scope=row],thead th:first-child{text-align:left;position:sticky;left:0;background:#fff}thead th{background:#f6f8fa}
+        tbody th,thead th:first-child{text-align:left;position:sticky;left:0;background:#fff}thead th{background:#f6f8fa}
+        #days,#sources,#sleep,#healthkit,#workout-list,#left-out{content-visibility:auto;contain-intrinsic-size:auto 1200px}
         tr.partial th,tr.partial td{background:#f3f8fd}
         .gap{color:var(--muted);font-style:italic}
         .tag{font-size:.75rem;border:1px solid var(--line);border-radius:4px;padding:0 .25rem;color:var(--muted);font-weight:400}

@@ -10,17 +10,18 @@ extension DaysPage {
             + head.map { "<th scope=\"col\">\($0)</th>" }.joined() + "</tr></thead><tbody>" + rows + "</tbody></table></div></section>"
     }
 
-    /// The row header of a day: its date, and `so far` for today.
+    /// The row header of a day: its date, and `so far` for today. (A `th` first in each row of a
+    /// simple table is its row header without `scope`, which 365 rows need not repeat.)
     func dayHeader(_ day: LocalDay) -> String {
         let partial = page.summary[day]?.isPartial ?? (day >= page.today)
-        return "<th scope=\"row\">\(day.text)" + (partial ? " <span class=\"tag\">so far</span>" : "") + "</th>"
+        return "<th>\(day.text)" + (partial ? " <span class=\"tag\">so far</span>" : "") + "</th>"
     }
 
     func dayTable() -> String {
         var rows = ""
         for day in page.days.reversed() {
             let row = page.summary[day]
-            rows += "<tr data-day=\"\(day.text)\"\(row?.isPartial == true ? " class=\"partial\"" : "")>" + dayHeader(day)
+            rows += (row?.isPartial == true ? "<tr class=\"partial\">" : "<tr>") + dayHeader(day)
             for metric in Metric.all {
                 rows += row.flatMap(metric.value).map { "<td>\(metric.text($0))</td>" } ?? Self.noData
             }
@@ -40,7 +41,7 @@ extension DaysPage {
         var rows = ""
         for day in page.days.reversed() {
             guard let winners = page.winners[day] else { continue }
-            rows += "<tr data-day=\"\(day.text)\">" + dayHeader(day)
+            rows += "<tr>" + dayHeader(day)
             for metric in Metric.totals {
                 guard let total = metric.total, let winner = winners[total] else { rows += Self.noData; continue }
                 rows += "<td><b>\(sources[winner.source])</b>"
@@ -61,7 +62,7 @@ extension DaysPage {
         var rows = ""
         for day in page.days.reversed() {
             guard let night = page.sleep[day] else { continue }
-            rows += "<tr data-day=\"\(day.text)\">" + dayHeader(day)
+            rows += "<tr>" + dayHeader(day)
             for minutes in [night.asleep, night.core, night.deep, night.rem, night.unspecified, night.awake, night.inBed] {
                 rows += "<td>\(Format.minutes(minutes))</td>"
             }
@@ -77,7 +78,7 @@ extension DaysPage {
         var rows = ""
         for day in page.days.reversed() {
             guard let checks = page.healthKit[day] else { continue }
-            rows += "<tr data-day=\"\(day.text)\">" + dayHeader(day)
+            rows += "<tr>" + dayHeader(day)
             for metric in metrics {
                 guard let total = metric.total, let check = checks[total] else { rows += Self.noData; continue }
                 let ours = metric.fromTotal(check.ours), theirs = metric.fromTotal(check.healthKit)

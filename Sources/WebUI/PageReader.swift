@@ -80,7 +80,7 @@ struct PageReader {
     }
 
     /// The winner and the alternatives of each charted total: one row per alternative (or one
-    /// with none), the largest alternative first.
+    /// with none); the alternatives end up largest first.
     func winners(_ range: [(any PostgresBindable)?]) throws -> [LocalDay: [String: Winner]] {
         var out: [LocalDay: [String: Winner]] = [:]
         for row in try connection.query("""
@@ -88,7 +88,6 @@ struct PageReader {
             FROM health.daily_totals t
             LEFT JOIN LATERAL jsonb_each_text(t.alternatives) a ON true
             WHERE t.person = $1 AND t.day BETWEEN $2::date AND $3::date AND t.metric = ANY($4)
-            ORDER BY t.day, t.metric, a.value::float8 DESC, a.key COLLATE "C"
             """, range + [PostgresArrayParameter.text(Self.totals)]) {
             guard let day = LocalDay(try row.decode(0)) else { continue }
             let metric: String = try row.decode(1)
@@ -102,6 +101,14 @@ struct PageReader {
                 winner.alternatives.append((other, try row.decode(5)))
             }
             out[day, default: [:]][metric] = winner
+        }
+        // The largest alternative first (ties in byte order), sorted here rather than by the query.
+        for (day, metrics) in out {
+            for (metric, winner) in metrics {
+                out[day]?[metric]?.alternatives = winner.alternatives.sorted {
+                    $0.value != $1.value ? $0.value > $1.value : $0.source.utf8.lexicographicallyPrecedes($1.source.utf8)
+                }
+            }
         }
         return out
     }

@@ -18,7 +18,7 @@ struct WorkoutList {
             + (energy > 0 ? ", \(Format.with(energy, unit: "kcal")) active energy" : "") + ".</p>"
         var rows = ""
         for workout in workouts {
-            rows += "<tr data-uuid=\"\(HTML.escape(workout.uuid))\"><th scope=\"row\">\(workout.day.text) \(HTML.escape(workout.startTime))</th>"
+            rows += "<tr><th>\(workout.day.text) \(HTML.escape(workout.startTime))</th>"
                 + "<td><a href=\"/ui/workouts/\(HTML.escape(workout.uuid))\">\(HTML.escape(workout.name))</a>"
                 + (workout.routePoints.map { $0 > 0 ? " <span class=\"tag\">route</span>" : "" } ?? "")
                 + (workout.overlapping > 0 ? " <span class=\"tag\">overlaps \(workout.overlapping) other</span>" : "") + "</td>"

@@ -31,8 +31,9 @@ for (const section of document.querySelectorAll('section[id]')) {
   tables[section.id] = {
     head: [...table.querySelectorAll('thead th')].map(text),
     rows: [...table.querySelectorAll('tbody tr')].map(tr => ({
-      day: tr.dataset.day || null, uuid: tr.dataset.uuid || null, partial: tr.classList.contains('partial'),
-      header: text(tr.querySelector('th')),
+      day: (text(tr.querySelector('th')) || '').slice(0, 10),
+      uuid: ((tr.querySelector('a[href^="/ui/workouts/"]') || {getAttribute: () => null}).getAttribute('href') || '').split('/')[3] || null,
+      partial: tr.classList.contains('partial'), header: text(tr.querySelector('th')),
       cells: [...tr.querySelectorAll('td')].map(td => ({text: text(td), gap: td.classList.contains('gap'), bold: text(td.querySelector('b'))}))
     }))
   };
@@ -52,7 +53,7 @@ return {
   lastBatch: text(document.querySelector('#last-batch')), newestSample: text(document.querySelector('#newest-sample')),
   stale: text(document.querySelector('#freshness .stale')), workoutTotals: text(document.querySelector('#workout-totals')),
   leftOut: text(document.querySelector('#left-out')), tables, legend, charts,
-  scripts: document.querySelectorAll('script').length, bodyText: document.body.innerText,
+  scripts: document.querySelectorAll("script").length, bodyText: document.body.textContent,
   htmlBytes: new TextEncoder().encode(document.documentElement.outerHTML).length,
   firstContentfulPaint: (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null
 };
