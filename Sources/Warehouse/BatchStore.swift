@@ -95,7 +95,7 @@ public struct BatchStore: Sendable {
                              on connection: PostgresConnection) throws -> StoreCounts {
         let row = try connection.query("""
             SELECT samples, inserted, duplicates, replaced, quarantined, matched
-            FROM health_store.store_batch($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8)
+            FROM health_store.store_batch($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8, clock_timestamp())
             """, [person, origin.name, origin.format(of: batch), origin.path, batch.envelope.jsonText,
                   PostgresBinaryText(batch.samplesJSON), quarantineJSON(batch.quarantined), PostgresBytea(bodySHA256)])
         guard let first = row.first else { return StoreCounts() }
