@@ -44,10 +44,8 @@ struct PageHTTPTests {
     @Test("a good token signs in: HttpOnly SameSite=Strict cookie for /ui, the page itself (200, never 3xx); sign-out ends the session on the server")
     func signInAndOut() throws {
         try TestPostgres.withDatabase { db in
-            let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
-            defer { pool.close() }
-            let token = try TokenStore(pool: pool).create(person: "me", label: nil).token
             let server = try PageServer(db)
+            let token = try server.tokens.create(person: "me", label: nil).token
             try server.storeSteps(token: token, source: "com.apple.Health", values: [(utcStamp(daysAgo: 1), 9876)])
             #expect(try server.get("/ui").bodyText.contains("action=\"/ui/sign-in\""))
             let (response, session) = try server.signIn(token)
@@ -72,14 +70,12 @@ struct PageHTTPTests {
     @Test("a wrong, expired or revoked token gets a message and no cookie; a sign-in POST from another origin, or with none, is refused")
     func refusedSignIns() throws {
         try TestPostgres.withDatabase { db in
-            let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
-            defer { pool.close() }
-            let tokens = TokenStore(pool: pool)
+            let server = try PageServer(db)
+            let tokens = server.tokens
             let good = try tokens.create(person: "me", label: nil).token
             let expired = try tokens.create(person: "me", label: nil, expiresIn: 0.001).token
             let revoked = try tokens.create(person: "me", label: nil)
             _ = try tokens.revoke(id: revoked.id)
-            let server = try PageServer(db)
             for (token, message) in [("hw_not-a-token", "not one this warehouse minted"), (expired, "has expired"), (revoked.token, "was revoked")] {
                 let (response, session) = try server.signIn(token)
                 #expect(response.status == 403)
@@ -96,12 +92,10 @@ struct PageHTTPTests {
     @Test("revoking a token, or its expiry, ends the sessions opened with it at their next request")
     func tokenEndsSessions() throws {
         try TestPostgres.withDatabase { db in
-            let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
-            defer { pool.close() }
-            let tokens = TokenStore(pool: pool)
+            let server = try PageServer(db)
+            let tokens = server.tokens
             let revoked = try tokens.create(person: "me", label: nil)
             let shortLived = try tokens.create(person: "me", label: nil, expiresIn: 2)
-            let server = try PageServer(db)
             let first = try #require(try server.signIn(revoked.token).session)
             let second = try #require(try server.signIn(shortLived.token).session)
             #expect(try server.get("/ui", cookie: first).bodyText.contains("Signed in as"))
@@ -118,10 +112,8 @@ struct PageHTTPTests {
     @Test("after five failed sign-ins from one address the sixth is refused with 429 and Retry-After, a good token too")
     func signInLimit() throws {
         try TestPostgres.withDatabase { db in
-            let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
-            defer { pool.close() }
-            let good = try TokenStore(pool: pool).create(person: "me", label: nil).token
             let server = try PageServer(db)
+            let good = try server.tokens.create(person: "me", label: nil).token
             for attempt in 1...5 { #expect(try server.signIn("hw_guess\(attempt)").response.status == 403) }
             let held = try server.signIn(good)
             #expect(held.response.status == 429)
@@ -135,11 +127,8 @@ struct PageHTTPTests {
     @Test("one person's session never shows another's days or workouts")
     func personsApart() throws {
         try TestPostgres.withDatabase { db in
-            let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
-            defer { pool.close() }
-            let tokens = TokenStore(pool: pool)
-            let me = try tokens.create(person: "me", label: nil).token, alex = try tokens.create(person: "alex", label: nil).token
             let server = try PageServer(db)
+            let me = try server.tokens.create(person: "me", label: nil).token, alex = try server.tokens.create(person: "alex", label: nil).token
             try server.storeSteps(token: me, source: "com.example.mine", values: [(utcStamp(daysAgo: 1), 1111)])
             try server.storeSteps(token: alex, source: "com.example.alexs", values: [(utcStamp(daysAgo: 1), 2222)])
             let mine = try #require(try server.signIn(me).session), theirs = try #require(try server.signIn(alex).session)

@@ -11,15 +11,21 @@ final class PageServer {
     let database: TestDatabase
     let serve: CLIProcess.Running
     let port: Int
+    /// Tokens of the same database, minted, listed and revoked as the CLI does.
+    let tokens: TokenStore
+    private let pool: PostgresPool
 
     init(_ database: TestDatabase, arguments: [String] = []) throws {
         self.database = database
+        pool = PostgresPool(connectionString: database.connectionString, maxConnections: 1)
+        tokens = TokenStore(pool: pool)
         (serve, port) = try CLIProcess.startServe(["--database-url", database.connectionString] + arguments)
     }
 
     deinit {
         serve.signal(SIGTERM)
         _ = serve.wait()
+        pool.close()
     }
 
     func get(_ path: String, cookie: String? = nil, headers: [(name: String, value: String)] = []) throws -> HTTPTestResponse {
