@@ -31,6 +31,7 @@ enum Assets {
         .partial{fill:#fff;stroke:var(--bar);stroke-width:1.5;stroke-dasharray:3 2}
         .trend{fill:none;stroke:var(--bar);stroke-width:1.5;opacity:.6}
         #heart-rate svg{max-width:760px}
+        .hr{fill:none;stroke:#c2410c;stroke-width:2}
         .route{max-width:420px;border:1px solid var(--line);border-radius:6px;background:#fbfcfd}
         .route-line{fill:none;stroke:#c2410c;stroke-width:3;stroke-linejoin:round}.start{fill:#15803d}.end{fill:#1b1f24}
         .key{font-size:.85rem;color:var(--muted);margin:.2rem 0}.k{display:inline-block;width:.8rem;height:.8rem;margin:0 .2rem 0 .5rem;background:var(--bar);vertical-align:-1px}

@@ -29,8 +29,8 @@ struct DaysPage {
     func freshness() -> String {
         var out = "<section id=\"freshness\" aria-labelledby=\"freshness-h\"><h2 id=\"freshness-h\">When data last arrived</h2>"
         guard let fresh = page.freshness else {
-            return out + "<p class=\"stale\">Nothing has arrived for \(HTML.escape(page.person)) yet. Point the healthd app at this "
-                + "receiver (docs/setting-up-the-app.md) and export once.</p></section>"
+            return out + "<p class=\"stale\">No healthd batch has arrived for \(HTML.escape(page.person)) yet. Point the healthd app at "
+                + "this receiver (docs/setting-up-the-app.md) and export once.</p></section>"
         }
         out += "<dl class=\"facts\"><div><dt>Last batch arrived</dt><dd id=\"last-batch\">\(HTML.escape(fresh.lastReceivedAt)) "
             + "(\(HTML.escape(page.zoneLabel))), \(Format.ago(hours: fresh.hoursSinceLastBatch))</dd></div>"

@@ -45,7 +45,7 @@ struct WorkoutPage {
             + "<text x=\"\(Int(left - 4))\" y=\"\(Int(height - bottom))\" text-anchor=\"end\">\(Format.number(floor))</text>"
             + "<text x=\"\(Int(left))\" y=\"\(Int(height - 4))\">0 min</text>"
             + "<text x=\"\(Int(width - 6))\" y=\"\(Int(height - 4))\" text-anchor=\"end\">\(Format.minutes(span / 60))</text></g>"
-            + "<polyline class=\"trend\" points=\"\(points)\"/></svg></figure>"
+            + "<polyline class=\"hr\" points=\"\(points)\"/></svg></figure>"
         return out + "</section>"
     }
 

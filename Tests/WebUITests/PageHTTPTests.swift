@@ -124,7 +124,7 @@ struct PageHTTPTests {
         }
     }
 
-    @Test("one person's session never shows another's days or workouts")
+    @Test("one person's session never shows another's days or workouts: another's workout is 404 like a missing one")
     func personsApart() throws {
         try TestPostgres.withDatabase { db in
             let server = try PageServer(db)
@@ -137,6 +137,15 @@ struct PageHTTPTests {
             #expect(myPage.contains("com.example.mine") && myPage.contains("1,111 steps"))
             #expect(!myPage.contains("com.example.alexs") && !myPage.contains("2,222"))
             #expect(theirPage.contains("com.example.alexs") && !theirPage.contains("com.example.mine") && !theirPage.contains("1,111"))
+            let workout = UUID().uuidString
+            let stored = try HTTPTestClient.request(port: server.port, method: "POST", path: "/", headers: [
+                ("Content-Type", "application/json"), ("Authorization", "Bearer \(me)"),
+            ], body: Bodies.workout(uuid: workout, start: utcStamp(daysAgo: 1), end: utcStamp(daysAgo: 0.98), name: "rowing"))
+            #expect(stored.status == 200)
+            let myWorkout = try server.get("/ui/workouts/\(workout)", cookie: mine)
+            #expect(myWorkout.status == 200 && myWorkout.bodyText.contains("<h1>rowing, "))
+            let notTheirs = try server.get("/ui/workouts/\(workout)", cookie: theirs)
+            #expect(notTheirs.status == 404 && !notTheirs.bodyText.contains("rowing"))
         }
     }
 
