@@ -10,7 +10,7 @@ struct PageData: Sendable {
     /// The period shown, oldest first; the last is today.
     var days: [LocalDay]
     /// `health.freshness`; nil before the first batch.
-    var freshness: Freshness?
+    var freshness: Freshness? = nil
     /// `health.daily_summary` rows of the period, by day; a day with no row had no data.
     var summary: [LocalDay: DaySummary] = [:]
     /// `health.daily_totals` of the charted totals, by day and metric.

@@ -10,18 +10,17 @@ struct PageReader {
     static let totals = ["steps", "distance_m", "active_energy_kcal", "exercise_min", "sleep_min"]
 
     /// Everything the days page shows for `person` over the `dayCount` days up to today, read
-    /// in one read-only snapshot so the parts agree with each other.
+    /// in one read-only snapshot so the parts agree with each other, in six statements (each
+    /// a round trip: on a busy machine those cost more than the reading).
     func daysPage(person: String, dayCount: Int) throws -> PageData {
         try snapshot {
             let context = try self.context(person: person)
             let first = context.today.adding(1 - dayCount)
             var page = PageData(person: person, timeZone: context.timeZone, today: context.today,
-                                days: (0..<dayCount).map { first.adding($0) })
+                                days: (0..<dayCount).map { first.adding($0) }, freshness: context.freshness)
             let range: [(any PostgresBindable)?] = [person, first.text, context.today.text]
-            page.freshness = try freshness(person: person, zone: page.zoneLabel)
-            page.summary = try summary(range)
+            (page.summary, page.sleep) = try days(range)
             page.winners = try winners(range)
-            page.sleep = try sleep(range)
             page.workouts = try workouts(range + [page.zoneLabel])
             page.healthKit = try healthKit(range)
             page.leftOut = try leftOut(person: person)
@@ -38,45 +37,54 @@ struct PageReader {
         return value
     }
 
-    /// The person's today and time zone.
-    func context(person: String) throws -> (today: LocalDay, timeZone: String?) {
+    /// The person's today, time zone and freshness (times in that zone, UTC without one).
+    func context(person: String) throws -> (today: LocalDay, timeZone: String?, freshness: Freshness?) {
         let row = try connection.query("""
-            SELECT health.today($1)::text, (SELECT s.time_zone FROM health.settings s WHERE s.person = $1)
+            WITH p AS (SELECT $1::text AS person, health.today($1) AS today,
+                              (SELECT s.time_zone FROM health.settings s WHERE s.person = $1) AS time_zone)
+            SELECT p.today::text, p.time_zone,
+                   to_char(f.last_received_at AT TIME ZONE coalesce(p.time_zone, 'UTC'), 'YYYY-MM-DD HH24:MI'),
+                   to_char(f.newest_sample_end_at AT TIME ZONE coalesce(p.time_zone, 'UTC'), 'YYYY-MM-DD HH24:MI'),
+                   f.hours_since_last_batch, extract(epoch FROM f.stale_after)::float8 / 3600, f.is_stale, f.hint
+            FROM p LEFT JOIN health.freshness f ON f.person = p.person
             """, [person]).first
-        guard let text = row?[0], let today = LocalDay(text) else {
+        guard let row, let text = row[0], let today = LocalDay(text) else {
             throw PostgresError(kind: .decoding, message: "health.today gave no date")
         }
-        return (today, row?[1])
+        var freshness: Freshness?
+        if let received: String = try row.decodeIfPresent(2) {
+            freshness = Freshness(lastReceivedAt: received, newestSampleEndAt: try row.decodeIfPresent(3),
+                                  hoursSinceLastBatch: try row.decode(4), staleAfterHours: try row.decode(5),
+                                  isStale: try row.decode(6), hint: try row.decodeIfPresent(7))
+        }
+        return (today, row[1], freshness)
     }
 
-    func freshness(person: String, zone: String) throws -> Freshness? {
-        guard let row = try connection.query("""
-            SELECT to_char(f.last_received_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI'),
-                   to_char(f.newest_sample_end_at AT TIME ZONE $2, 'YYYY-MM-DD HH24:MI'),
-                   f.hours_since_last_batch, extract(epoch FROM f.stale_after)::float8 / 3600, f.is_stale, f.hint
-            FROM health.freshness f WHERE f.person = $1
-            """, [person, zone]).first else { return nil }
-        return Freshness(lastReceivedAt: try row.decode(0), newestSampleEndAt: try row.decodeIfPresent(1),
-                         hoursSinceLastBatch: try row.decode(2), staleAfterHours: try row.decode(3),
-                         isStale: try row.decode(4), hint: try row.decodeIfPresent(5))
-    }
-
-    func summary(_ range: [(any PostgresBindable)?]) throws -> [LocalDay: DaySummary] {
-        var out: [LocalDay: DaySummary] = [:]
+    /// `health.daily_summary` of the period, each day with its night of `health.daily_sleep`.
+    func days(_ range: [(any PostgresBindable)?]) throws -> ([LocalDay: DaySummary], [LocalDay: SleepNight]) {
+        var summary: [LocalDay: DaySummary] = [:], sleep: [LocalDay: SleepNight] = [:]
         for row in try connection.query("""
-            SELECT day::text, is_partial, steps, distance_m, active_energy_kcal, exercise_min, sleep_min,
-                   resting_heart_rate, hrv_sdnn_ms, body_mass_kg, workouts, workout_duration_s
-            FROM health.daily_summary WHERE person = $1 AND day BETWEEN $2::date AND $3::date
+            SELECT d.day::text, d.is_partial, d.steps, d.distance_m, d.active_energy_kcal, d.exercise_min, d.sleep_min,
+                   d.resting_heart_rate, d.hrv_sdnn_ms, d.body_mass_kg, d.workouts, d.workout_duration_s,
+                   s.source, s.asleep_min, s.core_min, s.deep_min, s.rem_min, s.unspecified_min, s.awake_min, s.in_bed_min
+            FROM health.daily_summary d
+            LEFT JOIN health.daily_sleep s ON s.person = d.person AND s.day = d.day
+            WHERE d.person = $1 AND d.day BETWEEN $2::date AND $3::date
             """, range) {
             guard let day = LocalDay(try row.decode(0)) else { continue }
-            out[day] = DaySummary(
+            summary[day] = DaySummary(
                 isPartial: try row.decode(1), steps: try row.decodeIfPresent(2), distanceMeters: try row.decodeIfPresent(3),
                 activeEnergyKcal: try row.decodeIfPresent(4), exerciseMinutes: try row.decodeIfPresent(5),
                 sleepMinutes: try row.decodeIfPresent(6), restingHeartRate: try row.decodeIfPresent(7),
                 hrvMilliseconds: try row.decodeIfPresent(8), bodyMassKg: try row.decodeIfPresent(9),
                 workouts: try row.decodeIfPresent(10), workoutSeconds: try row.decodeIfPresent(11))
+            if let source: String = try row.decodeIfPresent(12) {
+                sleep[day] = SleepNight(source: source, asleep: try row.decode(13), core: try row.decode(14), deep: try row.decode(15),
+                                        rem: try row.decode(16), unspecified: try row.decode(17), awake: try row.decode(18),
+                                        inBed: try row.decode(19))
+            }
         }
-        return out
+        return (summary, sleep)
     }
 
     /// The winner and the alternatives of each charted total: one row per alternative (or one
@@ -109,20 +117,6 @@ struct PageReader {
                     $0.value != $1.value ? $0.value > $1.value : $0.source.utf8.lexicographicallyPrecedes($1.source.utf8)
                 }
             }
-        }
-        return out
-    }
-
-    func sleep(_ range: [(any PostgresBindable)?]) throws -> [LocalDay: SleepNight] {
-        var out: [LocalDay: SleepNight] = [:]
-        for row in try connection.query("""
-            SELECT day::text, source, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min, in_bed_min
-            FROM health.daily_sleep WHERE person = $1 AND day BETWEEN $2::date AND $3::date
-            """, range) {
-            guard let day = LocalDay(try row.decode(0)) else { continue }
-            out[day] = SleepNight(source: try row.decode(1), asleep: try row.decode(2), core: try row.decode(3),
-                                  deep: try row.decode(4), rem: try row.decode(5), unspecified: try row.decode(6),
-                                  awake: try row.decode(7), inBed: try row.decode(8))
         }
         return out
     }
