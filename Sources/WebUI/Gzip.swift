@@ -6,7 +6,9 @@ import Foundation
 /// tenfold on the wire.
 enum Gzip {
     /// `bytes` gzip-compressed at `level` (1 fastest … 9 smallest), or nil if zlib refuses.
-    static func compress(_ bytes: [UInt8], level: Int32 = 6) -> [UInt8]? {
+    /// Level 3 by default: on the page's markup it took a quarter of level 6's time for 14 %
+    /// more bytes (164 kB of table and path markup: 3.5 ms vs 12.7 ms, 29.7 kB vs 26.0 kB).
+    static func compress(_ bytes: [UInt8], level: Int32 = 3) -> [UInt8]? {
         var stream = z_stream()
         // Window bits 15 + 16: a gzip header and trailer instead of zlib's.
         guard deflateInit2_(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
