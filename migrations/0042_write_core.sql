@@ -43,6 +43,10 @@ CREATE TYPE health_store.covering AS (
   value double precision, parts bigint, parts_total numeric
 );
 
+-- A catalog type's rule and what its rollup rows carry (health_store.type_rules), and a stored
+-- level-1 key's rank and aggregates: what the rollup refresh reads into variables.
+CREATE TYPE health_store.type_rule AS (type text, rule text, per_source_winner boolean, metric text, unit text);
+
 -- Rollup level 1's aggregates of one key's samples (health_store.source_rollup makes them,
 -- health_store.merge_source_rollups adds two): one composite column of rollup_source, so a
 -- stored row and a fresh one merge, compare and move as one value.
@@ -106,6 +110,8 @@ ALTER TABLE health_store.rollup_source
   DROP COLUMN deep_s, DROP COLUMN rem_s, DROP COLUMN unknown_s, DROP COLUMN workouts,
   DROP COLUMN duration_s, DROP COLUMN distance_m, DROP COLUMN energy_kcal, DROP COLUMN asleep_s,
   ADD COLUMN agg health_store.source_aggregates NOT NULL;
+
+CREATE TYPE health_store.stored_level1 AS (day date, type text, source text, rank integer, agg health_store.source_aggregates);
 
 COMMENT ON COLUMN health_store.rollup_source.agg IS
   'The aggregates of the key''s samples (health_store.source_rollup): counts, exact sums, extremes, the latest sample, seconds per sleep stage, workout sums.';

@@ -253,8 +253,8 @@ final class ExportStorer {
             if try row.first?.decode(0, as: Bool.self) == true { stored.routes += 1 }
         }
         if batch.summaryCount > 0 {
-            try c.query("SELECT health_store.store_activity_summaries($1, $2::jsonb, clock_timestamp())",
-                        [person, PostgresBinaryText(batch.summariesJSON)])
+            try c.query("SELECT health_store.store_activity_summaries($1, $2::jsonb, $3::timestamptz)",
+                        [person, PostgresBinaryText(batch.summariesJSON), Date()])
         }
         let entry = ExportLedger.Entry(size: file.size, modifiedNanoseconds: file.modifiedNanoseconds, items: batch.itemsEnd,
                                        complete: final, sha256: sha256)

@@ -129,6 +129,14 @@ public struct Migrator: Sendable {
                     throw MigrationError.failed(file: migration.fileName, error: error)
                 }
             }
+            // On Citus, whatever is new is distributed by person before anything is rebuilt.
+            if !pending.isEmpty {
+                do {
+                    try CitusLayout.apply(on: conn)
+                } catch let error as PostgresError {
+                    throw MigrationError.failed(file: "the Citus layout (docs/scaling.md)", error: error)
+                }
+            }
             // Work a versioned file queued for the current definitions (rebuilding rollups
             // under a new rule), in this same transaction.
             if !pending.isEmpty,

@@ -1,3 +1,4 @@
+import Foundation
 import HealthPayload
 import Postgres
 
@@ -74,10 +75,12 @@ public struct StrideeStore: Sendable {
                            PostgresArrayParameter.float8(stream.values)]
         }
         let route = Self.routeRow(workout.route, after: &parameters)
-        let outcome: String? = try pool.withTransaction { connection in
+        parameters.append(Date())
+        // One statement, a transaction of its own (on Citus, one call on the person's worker).
+        let outcome: String? = try pool.withConnection { connection in
             try connection.query("""
                 SELECT health_store.store_workout($1, $2, $3::jsonb, $4, ARRAY[\(streams.joined(separator: ", "))], \(route),
-                                                  clock_timestamp())::text
+                                                  $\(parameters.count)::timestamptz)::text
                 """, parameters).first?[0]
         }
         return try StrideePushResult.decode(outcome)
@@ -112,12 +115,12 @@ public struct StrideeStore: Sendable {
             PostgresArrayParameter.int8(items.map { $0.tzOffsetSeconds.map(Int64.init) }),
             PostgresArrayParameter.bool(items.map(\.isFinal)),
             PostgresArrayParameter.text(items.map(\.id)),
-            PostgresArrayParameter.json(items.map(\.json)),
+            PostgresArrayParameter.json(items.map(\.json)), Date(),
         ]
-        let row = try pool.withTransaction { connection in
+        let row = try pool.withConnection { connection in
             try connection.query("""
                 SELECT outcome::text, items
-                FROM health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, clock_timestamp())
+                FROM health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz)
                 """, parameters).first
         }
         return (try StrideePushResult.decode(row?[0]), try row?.decode(1) ?? 0)
@@ -126,13 +129,10 @@ public struct StrideeStore: Sendable {
     /// Connects `person` (`active`) or disconnects them, and returns the connection; nil when
     /// disconnecting a person who was never connected (nothing is recorded then).
     public func setConnection(person: String, active: Bool) throws -> StrideeConnection? {
-        try pool.withTransaction { connection in
-            // The person lock orders this against the person's pushes, which check the
-            // connection under it.
-            try connection.query("SELECT health_store.lock_person($1)", [person])
-            return try Self.connection(connection.query(
-                "SELECT c.status, \(Self.connectedAtText) FROM health_store.set_connection($1, $2, clock_timestamp()) c",
-                [person, active]))
+        try pool.withConnection { connection in
+            try Self.connection(connection.query(
+                "SELECT c.status, \(Self.connectedAtText) FROM health_store.set_connection($1, $2, $3::timestamptz) c",
+                [person, active, Date()]))
         }
     }
 

@@ -13,6 +13,10 @@
 -- pure functions of their arguments: the caller joins what the type's rule is
 -- (health_store.type_rules).
 --
+-- The functions taking composite values apart have string bodies (a body parsed at creation
+-- would record a dependency on each field it reads, and a cluster sharded by person cannot
+-- order such dependencies: docs/scaling.md) with a pinned search_path instead.
+--
 -- Sums are exact: each value counts as the decimal PostgreSQL's float8-to-numeric cast makes
 -- of it (15 significant digits), added without rounding, so a sum does not depend on the
 -- order rows are read in, sums of two sets add up to the sum of both, and a recompute equals
@@ -23,12 +27,15 @@
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
 -- A level-1 key's total by its rule: the exact sum of value (total) or minutes asleep (sleep).
-CREATE OR REPLACE FUNCTION health_store.source_total(p_rule text, p_sum_value numeric, p_asleep_s numeric)
+CREATE OR REPLACE FUNCTION health_store.source_total(p_rule text, p_agg health_store.source_aggregates)
 RETURNS numeric
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE p_rule WHEN 'total' THEN p_sum_value WHEN 'sleep' THEN p_asleep_s / 60 END;
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE p_rule WHEN 'total' THEN (p_agg).sum_value WHEN 'sleep' THEN (p_agg).asleep_s / 60 END
+$$;
 
-COMMENT ON FUNCTION health_store.source_total(text, numeric, numeric) IS
+COMMENT ON FUNCTION health_store.source_total(text, health_store.source_aggregates) IS
   'A level-1 total by rule: the exact sum of value (total) or the minutes asleep (sleep); NULL for other rules.';
 
 -- What level 1 reads of one stored sample: calc_source and store_samples both make a key's
@@ -51,7 +58,8 @@ COMMENT ON FUNCTION health_store.sample_facts_of(text, double precision, timesta
 CREATE OR REPLACE FUNCTION health_store.source_rollup(p_rule text, p_samples health_store.sample_facts[])
 RETURNS health_store.source_aggregates
 LANGUAGE sql STABLE PARALLEL SAFE
-BEGIN ATOMIC
+SET search_path = pg_catalog, pg_temp
+AS $$
   SELECT ROW(g.kind, g.samples, g.n_values, g.sum_value, g.min_value, g.max_value, g.first_start_at, g.last_start_at,
              l.start_at, l.end_at, l.value, l.uuid, g.asleep_s, g.in_bed_s, g.unspecified_s, g.awake_s, g.core_s,
              g.deep_s, g.rem_s, g.unknown_s, g.workouts, g.duration_s, g.distance_m, g.energy_kcal)::health_store.source_aggregates
@@ -100,8 +108,8 @@ BEGIN ATOMIC
     WHERE p_rule = 'latest' AND s.value IS NOT NULL
     ORDER BY s.start_at DESC, s.end_at DESC, s.uuid
     LIMIT 1
-  ) l ON true;
-END;
+  ) l ON true
+$$;
 
 COMMENT ON FUNCTION health_store.source_rollup(text, health_store.sample_facts[]) IS
   'Rollup level 1''s aggregates of a set of one key''s samples under the type''s rule (NULL for none): the one definition, used by calc_source and by the batch merge.';
@@ -114,7 +122,8 @@ COMMENT ON FUNCTION health_store.source_rollup(text, health_store.sample_facts[]
 CREATE OR REPLACE FUNCTION health_store.merge_source_rollups(a health_store.source_aggregates, b health_store.source_aggregates)
 RETURNS health_store.source_aggregates
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-BEGIN ATOMIC
+SET search_path = pg_catalog, pg_temp
+AS $$
   SELECT ROW(least(a.kind, b.kind),
              coalesce(a.samples + b.samples, a.samples, b.samples),
              coalesce(a.n_values + b.n_values, a.n_values, b.n_values),
@@ -144,8 +153,8 @@ BEGIN ATOMIC
     WHERE x.start_at IS NOT NULL
     ORDER BY x.start_at DESC, x.end_at DESC, x.uuid
     LIMIT 1
-  ) l ON true;
-END;
+  ) l ON true
+$$;
 
 COMMENT ON FUNCTION health_store.merge_source_rollups(health_store.source_aggregates, health_store.source_aggregates) IS
   'Rollup level 1''s aggregates of one key from its stored ones (or NULL) and source_rollup of samples added to it: equal to source_rollup of all of them.';
@@ -155,7 +164,7 @@ COMMENT ON FUNCTION health_store.merge_source_rollups(health_store.source_aggreg
 -- samples(person, type, source, start_at) and the rows arrive grouped.
 CREATE OR REPLACE VIEW health_store.calc_source AS
 SELECT k.person, k.type, k.day, k.source, t.rule, coalesce(t.per_source_winner, false) AS per_source_winner,
-       t.metric, t.unit, health_store.source_total(t.rule, (a.agg).sum_value, (a.agg).asleep_s) AS total,
+       t.metric, t.unit, health_store.source_total(t.rule, a.agg) AS total,
        NULL::integer AS rank, a.agg
 FROM (
   SELECT s.person, s.type, s.day, s.source,
@@ -174,7 +183,7 @@ COMMENT ON VIEW health_store.calc_source IS
   'Rollup level 1 computed straight from health_store.samples: per key, the rollup_source row of its samples (rank NULL). What refresh, rebuild and verify compare with and write.';
 
 REVOKE EXECUTE ON FUNCTION
-  health_store.source_total(text, numeric, numeric),
+  health_store.source_total(text, health_store.source_aggregates),
   health_store.source_rollup(text, health_store.sample_facts[]),
   health_store.merge_source_rollups(health_store.source_aggregates, health_store.source_aggregates)
 FROM PUBLIC;

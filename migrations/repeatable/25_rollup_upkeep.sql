@@ -21,33 +21,39 @@
 -- Levels 2 and 3 for the (day, type) pairs of the given keys of one person (their sources do
 -- not matter), after level 1 changed: the day values and each source's rank, then the days'
 -- summary rows. Caller holds the person lock.
+--
+-- Each level is read with the keys' days and types as two lists (`= ANY`), which the view's
+-- grouping and windows let through to the index of the level below: the pairs asked for, and
+-- the few other pairs of those days and types, which are recomputed to what they already
+-- hold and not rewritten. Recomputed rows are kept in a variable and written by a statement of
+-- their own (docs/scaling.md: one modification per statement, none over a view).
 CREATE OR REPLACE FUNCTION health_store.refresh_day_types(p_person text, p_keys health_store.rollup_key[])
 RETURNS void LANGUAGE plpgsql
 SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_day    date;
-  v_type   text;
-  v_ranked text[];
+  v_days    date[];
+  v_types   text[];
+  v_pairs   health_store.rollup_day_type[];
+  v_summary health_store.rollup_day[];
 BEGIN
-  WITH k AS (
-    SELECT DISTINCT u.day, u.type FROM unnest(p_keys) AS u
-  ),
-  x AS (
-    SELECT jsonb_populate_record(NULL::health_store.rollup_day_type, to_jsonb(v)) AS r
-    FROM k
-    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day_type v
-                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day OFFSET 0) v
-  ),
+  SELECT array_agg(DISTINCT k.day), array_agg(DISTINCT k.type) INTO v_days, v_types FROM unnest(p_keys) k;
+  IF v_days IS NULL THEN
+    RETURN;
+  END IF;
+
+  SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_day_type, to_jsonb(v))) INTO v_pairs
+  FROM health_store.calc_day_type v
+  WHERE v.person = p_person AND v.type = ANY (v_types) AND v.day = ANY (v_days);
+
   -- A pair left without level 1 rows has no data any more: no row.
-  gone AS (
-    DELETE FROM health_store.rollup_day_type d USING k
-    WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
-      AND NOT EXISTS (SELECT 1 FROM x WHERE (x.r).type = k.type AND (x.r).day = k.day)
-  )
+  DELETE FROM health_store.rollup_day_type d
+  WHERE d.person = p_person AND d.type = ANY (v_types) AND d.day = ANY (v_days)
+    AND NOT EXISTS (SELECT 1 FROM unnest(v_pairs) x WHERE x.type = d.type AND x.day = d.day);
+
   INSERT INTO health_store.rollup_day_type AS t
-  SELECT (x.r).* FROM x
+  SELECT x.* FROM unnest(v_pairs) x
   ON CONFLICT (person, type, day) DO UPDATE SET
     rule = excluded.rule, per_source_winner = excluded.per_source_winner,
     metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
@@ -65,39 +71,22 @@ BEGIN
   -- Unchanged rows are not rewritten.
   WHERE (t.*) IS DISTINCT FROM (excluded.*);
 
-  -- Each source's rank (rules total and sleep), from the day's ranking just written: one
-  -- statement per (day, type) pair, which can only be an index scan of that pair. (Joined
-  -- to the pairs instead, the cached plan can hash every level 1 row of the person: it is
-  -- made on the first batch, when the tables look empty.)
-  FOR v_day, v_type, v_ranked IN
-    SELECT d.day, d.type, d.ranked_sources
-    FROM (SELECT DISTINCT u.day, u.type FROM unnest(p_keys) AS u) k
-    CROSS JOIN LATERAL (SELECT d.day, d.type, d.ranked_sources FROM health_store.rollup_day_type d
-                        WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
-                          AND d.per_source_winner
-                        OFFSET 0) d
-  LOOP
-    UPDATE health_store.rollup_source r SET rank = array_position(v_ranked, r.source)
-    WHERE r.person = p_person AND r.type = v_type AND r.day = v_day
-      AND r.rank IS DISTINCT FROM array_position(v_ranked, r.source);
-  END LOOP;
+  -- Each source's rank (rules total and sleep), from the day's ranking just computed.
+  UPDATE health_store.rollup_source r SET rank = array_position(x.ranked_sources, r.source)
+  FROM unnest(v_pairs) x
+  WHERE x.per_source_winner AND r.person = p_person AND r.type = x.type AND r.day = x.day
+    AND r.rank IS DISTINCT FROM array_position(x.ranked_sources, r.source);
 
-  WITH k AS (
-    SELECT DISTINCT u.day FROM unnest(p_keys) AS u
-  ),
-  x AS (
-    SELECT jsonb_populate_record(NULL::health_store.rollup_day, to_jsonb(v)) AS r
-    FROM k
-    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day v
-                        WHERE v.person = p_person AND v.day = k.day OFFSET 0) v
-  ),
-  gone AS (
-    DELETE FROM health_store.rollup_day d USING k
-    WHERE d.person = p_person AND d.day = k.day
-      AND NOT EXISTS (SELECT 1 FROM x WHERE (x.r).day = k.day)
-  )
+  SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_day, to_jsonb(v))) INTO v_summary
+  FROM health_store.calc_day v
+  WHERE v.person = p_person AND v.day = ANY (v_days);
+
+  DELETE FROM health_store.rollup_day d
+  WHERE d.person = p_person AND d.day = ANY (v_days)
+    AND NOT EXISTS (SELECT 1 FROM unnest(v_summary) x WHERE x.day = d.day);
+
   INSERT INTO health_store.rollup_day AS t
-  SELECT (x.r).* FROM x
+  SELECT x.* FROM unnest(v_summary) x
   ON CONFLICT (person, day) DO UPDATE SET
     steps = excluded.steps, distance_m = excluded.distance_m,
     flights_climbed = excluded.flights_climbed,
@@ -142,7 +131,14 @@ SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_pairs health_store.rollup_key[];
+  v_pairs      health_store.rollup_key[];
+  v_days       date[];
+  v_types      text[];
+  v_sources    text[];
+  v_recomputed health_store.rollup_source[];
+  v_stored     health_store.stored_level1[];
+  v_rows       health_store.rollup_source[];
+  v_rules      health_store.type_rule[];
 BEGIN
   IF coalesce(cardinality(p_keys), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
     RETURN;
@@ -152,50 +148,61 @@ BEGIN
     VALUES (p_person, pg_current_xact_id(), p_keys, p_added);
     RETURN;
   END IF;
+  -- The rules of the types added to, read alone (a rule is reference data: docs/scaling.md).
+  SELECT array_agg(ROW(r.type, r.rule, r.per_source_winner, r.metric, r.unit)::health_store.type_rule) INTO v_rules
+  FROM health_store.type_rules r WHERE r.type IN (SELECT a.type FROM unnest(p_added) a);
 
-  WITH k AS (
-    SELECT DISTINCT u.day, u.type, u.source FROM unnest(p_keys) AS u
-  ),
-  x AS (
-    -- A key to recompute: its row from all of its samples, keeping the rank it has (level 2
-    -- sets ranks after this).
-    SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit, v.total, t.rank, v.agg
-    FROM k
-    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
-                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
-                        OFFSET 0) v
-    LEFT JOIN LATERAL (SELECT t.rank FROM health_store.rollup_source t
-                       WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source
-                       OFFSET 0) t ON true
+  -- Keys to recompute: their rows from all of their samples (the keys' days, types and sources
+  -- as lists reach the samples' index under the grouping; rows of keys not asked for are
+  -- dropped below), keeping the rank each has (level 2 sets ranks after this).
+  IF p_keys IS NOT NULL THEN
+    p_keys := ARRAY(SELECT DISTINCT k FROM unnest(p_keys) k);
+    SELECT array_agg(DISTINCT k.day), array_agg(DISTINCT k.type), array_agg(DISTINCT k.source)
+    INTO v_days, v_types, v_sources FROM unnest(p_keys) k;
+    SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, to_jsonb(v))) INTO v_recomputed
+    FROM health_store.calc_source v
+    WHERE v.person = p_person AND v.type = ANY (v_types) AND v.day = ANY (v_days) AND v.source = ANY (v_sources);
+  END IF;
+
+  -- Keys that only gained samples: their stored aggregates and rank, by one index probe each.
+  SELECT array_agg(ROW(t.day, t.type, t.source, t.rank, t.agg)::health_store.stored_level1) INTO v_stored
+  FROM unnest(p_keys || ARRAY(SELECT ROW(a.day, a.type, a.source)::health_store.rollup_key FROM unnest(p_added) a)) k
+  JOIN LATERAL (SELECT t.day, t.type, t.source, t.rank, t.agg FROM health_store.rollup_source t
+                WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source) t ON true;
+
+  -- Every new row: a recomputed key with its stored rank, and an added-to key's stored
+  -- aggregates merged with the added samples' own.
+  SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, x.row)) INTO v_rows
+  FROM (
+    SELECT to_jsonb(r) || jsonb_build_object('rank', s.rank) AS row
+    FROM unnest(v_recomputed) r
+    JOIN unnest(p_keys) k ON k.day = r.day AND k.type = r.type AND k.source = r.source
+    LEFT JOIN unnest(v_stored) s ON s.day = r.day AND s.type = r.type AND s.source = r.source
     UNION ALL
-    -- A key that only gained samples: the stored aggregates (none for a new key) merged with
-    -- the added samples' own. One index probe per key (a join could hash every level 1 row of
-    -- the person).
-    SELECT p_person, a.type, a.day, a.source, r.rule, coalesce(r.per_source_winner, false), r.metric, r.unit,
-           health_store.source_total(r.rule, (m.agg).sum_value, (m.agg).asleep_s), t.rank, m.agg
-    FROM unnest(p_added) AS a
-    LEFT JOIN health_store.type_rules r ON r.type = a.type
-    LEFT JOIN LATERAL (SELECT t.rank, t.agg FROM health_store.rollup_source t
-                       WHERE t.person = p_person AND t.type = a.type AND t.day = a.day AND t.source = a.source
-                       OFFSET 0) t ON true
-    CROSS JOIN LATERAL (SELECT health_store.merge_source_rollups(t.agg, health_store.source_rollup(r.rule, a.samples)) AS agg
+    SELECT jsonb_build_object('person', p_person, 'type', a.type, 'day', a.day, 'source', a.source, 'rule', r.rule,
+                              'per_source_winner', coalesce(r.per_source_winner, false), 'metric', r.metric,
+                              'unit', r.unit, 'total', health_store.source_total(r.rule, m.agg),
+                              'rank', s.rank, 'agg', m.agg)
+    FROM unnest(p_added) a
+    LEFT JOIN unnest(v_rules) r ON r.type = a.type
+    LEFT JOIN unnest(v_stored) s ON s.day = a.day AND s.type = a.type AND s.source = a.source
+    CROSS JOIN LATERAL (SELECT health_store.merge_source_rollups(s.agg, health_store.source_rollup(r.rule, a.samples)) AS agg
                         OFFSET 0) m
-  ),
+  ) x;
+
   -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
-  gone AS (
-    DELETE FROM health_store.rollup_source r USING k
-    WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
-      AND NOT EXISTS (SELECT 1 FROM x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source)
-  )
-  INSERT INTO health_store.rollup_source AS t (person, type, day, source, rule, per_source_winner, metric, unit, total, rank, agg)
-  SELECT * FROM x
+  DELETE FROM health_store.rollup_source r
+  USING unnest(p_keys) k
+  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
+    AND NOT EXISTS (SELECT 1 FROM unnest(v_rows) x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source);
+
+  INSERT INTO health_store.rollup_source AS t
+  SELECT x.* FROM unnest(v_rows) x
   ON CONFLICT (person, type, day, source) DO UPDATE SET
     rule = excluded.rule, per_source_winner = excluded.per_source_winner, metric = excluded.metric,
     unit = excluded.unit, total = excluded.total, rank = excluded.rank, agg = excluded.agg
   -- Unchanged rows are not rewritten.
-  WHERE (t.rule, t.per_source_winner, t.metric, t.unit, t.total, t.rank, t.agg)
-        IS DISTINCT FROM (excluded.rule, excluded.per_source_winner, excluded.metric, excluded.unit, excluded.total,
-                          excluded.rank, excluded.agg);
+  WHERE (t.*) IS DISTINCT FROM (excluded.*);
 
   -- Levels 2 and 3 of every (day, type) either kind of key touched.
   SELECT array_agg(ROW(d.day, d.type, NULL)::health_store.rollup_key) INTO v_pairs FROM (
@@ -374,10 +381,15 @@ COMMENT ON FUNCTION health_store.after_migrate() IS
 -- recompute too (level coalescing, keyed by the covering sample's uuid as text in source).
 CREATE OR REPLACE FUNCTION health_store.verify_rollups(p_person text)
 RETURNS TABLE (level text, day date, type text, source text, stored jsonb, recomputed jsonb)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET work_mem = '256MB'
 SET search_path = pg_catalog, pg_temp
 AS $$
+#variable_conflict use_column
+DECLARE
+  v_coverings health_store.covering[] := ARRAY(SELECT c FROM health_store.calc_coverings(p_person) c);
+BEGIN
+  RETURN QUERY
   WITH stored_source AS (
     SELECT r.type, r.day, r.source, to_jsonb(r) - 'rank' AS j
     FROM health_store.rollup_source r WHERE r.person = p_person
@@ -419,7 +431,7 @@ AS $$
   calc_coverings AS (
     SELECT c.uuid, c.type, jsonb_build_object('parts', c.parts, 'parts_total', c.parts_total, 'counted', NOT x.coalescing,
                                               'coalesced', x.coalescing) AS j
-    FROM health_store.calc_coverings(p_person) c
+    FROM unnest(v_coverings) c
     CROSS JOIN LATERAL (SELECT health_store.parts_add_up(c.value, c.parts, c.parts_total) AS coalescing) x
   ),
   calc_day AS (
@@ -454,7 +466,8 @@ AS $$
   WHERE a.j IS DISTINCT FROM b.j
   UNION ALL
   SELECT 'frontier', NULL, x.type, x.source, x.stored, x.recomputed FROM frontier_drift x
-  ORDER BY 1, 2, 3, 4
+  ORDER BY 1, 2, 3, 4;
+END
 $$;
 
 COMMENT ON FUNCTION health_store.verify_rollups(text) IS

@@ -64,13 +64,15 @@ COMMENT ON FUNCTION health_store.store_route(text, uuid, text, health_store.work
 -- Connects a person (a PUT of the connection, or any relay push) or disconnects them; returns
 -- the connection. Connecting again keeps the first connected_at of an active connection.
 -- Disconnecting a person never connected records nothing and returns no row (GET still
--- answers 404 for them: never connected).
+-- answers 404 for them: never connected). Takes the person lock, which orders it against the
+-- person's pushes (they check the connection under it).
 CREATE OR REPLACE FUNCTION health_store.set_connection(p_person text, p_active boolean, p_at timestamptz)
 RETURNS SETOF health_store.connections
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+  PERFORM health_store.lock_person(p_person);
   IF NOT p_active THEN
     RETURN QUERY
     UPDATE health_store.connections AS c SET

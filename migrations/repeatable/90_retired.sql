@@ -28,3 +28,6 @@ DROP FUNCTION IF EXISTS health_store.store_workout(text, boolean, jsonb, bytea, 
                                                    timestamptz[], double precision[], timestamptz[], double precision[],
                                                    double precision[], double precision[], double precision[],
                                                    double precision[], double precision[], double precision[], timestamptz);
+
+-- A level-1 total is taken from the aggregates themselves (20_rollup_source.sql).
+DROP FUNCTION IF EXISTS health_store.source_total(text, numeric, numeric);
