@@ -26,8 +26,14 @@ struct MappingFailure: Error {
 /// for what it passes: a UUID, timestamps in the reference's shape with their ranges checked
 /// (`Timestamp`), finite numbers within the validator's bounds, strings from libxml2 (valid
 /// UTF-8, no NUL) escaped by `JSONString`.
+///
+/// What healthd's validator quarantines is skipped here, for the same reasons: a `type`,
+/// `sourceName`, `unit` or workout activity over `TextLimit.maxBytes`, a value outside its type's
+/// `Plausibility` range, an instant before 1970 or after the day after tomorrow.
 struct ExportMapper: Sendable {
     let catalog: ExportCatalog
+    /// The first implausible instant, milliseconds since the epoch (`Plausibility`).
+    var latest = Plausibility.latestMilliseconds(now: Plausibility.nowMilliseconds())
 
     /// The namespace of the name-based uuids of export elements (a constant: never change it,
     /// or a second import of the same export would store everything again).
@@ -41,9 +47,14 @@ struct ExportMapper: Sendable {
     func record(_ r: ExportRecord) -> Result<MappedSample, MappingFailure> {
         let a = r.attributes
         guard let type = a["type"], !type.isEmpty else { return .failure(MappingFailure("it has no type")) }
-        guard let source = a["sourceName"] ?? a["source"] else { return .failure(MappingFailure("it has no sourceName")) }
+        if let excess = TextLimit.excess(type) { return .failure(MappingFailure("type is \(excess)")) }
+        let source: String
+        switch Self.source(a) {
+        case .success(let text): source = text
+        case .failure(let failure): return .failure(failure)
+        }
         let start: ExportTimestamp, end: ExportTimestamp
-        switch Self.span(a) {
+        switch span(a) {
         case .success(let span): (start, end) = span
         case .failure(let failure): return .failure(failure)
         }
@@ -88,9 +99,16 @@ struct ExportMapper: Sendable {
             if let written {
                 if let number = ExportNumber.parse(written) { value = number } else { textValue = written }
             }
-            if let unit, !unit.isEmpty { sampleUnit = unit }
+            if let unit, !unit.isEmpty {
+                if let excess = TextLimit.excess(unit) { return .failure(MappingFailure("unit is \(excess)")) }
+                sampleUnit = unit
+            }
         }
         if let value, let reason = Self.rangeReason(value) { return .failure(MappingFailure("value \(reason)")) }
+        if let value, kind == "quantity", let range = Plausibility.range(of: type),
+           let reason = Plausibility.valueReason("value", value, range, of: type) {
+            return .failure(MappingFailure(reason))
+        }
 
         var w = JSONWriter(capacity: 640)
         w.beginObject()
@@ -160,9 +178,14 @@ struct ExportMapper: Sendable {
     func workout(_ x: ExportWorkout) -> Result<MappedSample, MappingFailure> {
         let a = x.attributes
         guard let activityText = a["workoutActivityType"] else { return .failure(MappingFailure("it has no workoutActivityType")) }
-        guard let source = a["sourceName"] ?? a["source"] else { return .failure(MappingFailure("it has no sourceName")) }
+        if let excess = TextLimit.excess(activityText) { return .failure(MappingFailure("workoutActivityType is \(excess)")) }
+        let source: String
+        switch Self.source(a) {
+        case .success(let text): source = text
+        case .failure(let failure): return .failure(failure)
+        }
         let start: ExportTimestamp, end: ExportTimestamp
-        switch Self.span(a) {
+        switch span(a) {
         case .success(let span): (start, end) = span
         case .failure(let failure): return .failure(failure)
         }
@@ -194,6 +217,7 @@ struct ExportMapper: Sendable {
         }
         for (what, v) in [("duration", Optional(duration)), ("distance", distance), ("energy", energy)] {
             if let v, let reason = Self.rangeReason(v) { return .failure(MappingFailure("\(what) \(reason)")) }
+            if let v, let reason = Plausibility.valueReason(what, v, Plausibility.workoutTotals) { return .failure(MappingFailure(reason)) }
         }
 
         var w = JSONWriter(capacity: 1024)
@@ -258,8 +282,11 @@ struct ExportMapper: Sendable {
     func activitySummary(_ s: ExportActivitySummary) -> Result<[UInt8], MappingFailure> {
         let a = s.attributes
         guard let day = a["dateComponents"], day.utf8.count == 10,
-              ExportTimestamp(day + " 00:00:00 +0000") != nil else {
+              let midnight = ExportTimestamp(day + " 00:00:00 +0000") else {
             return .failure(MappingFailure("dateComponents \"\(Self.snippet(a["dateComponents"] ?? ""))\" is not a date"))
+        }
+        if let reason = Plausibility.instantReason(milliseconds: midnight.milliseconds, latest: latest) {
+            return .failure(MappingFailure("dateComponents \"\(day)\" \(reason)"))
         }
         var w = JSONWriter(capacity: 512)
         w.beginObject()
@@ -289,17 +316,28 @@ struct ExportMapper: Sendable {
 
     // MARK: Shared
 
-    /// startDate and endDate, read.
-    private static func span(_ a: ElementAttributes) -> Result<(ExportTimestamp, ExportTimestamp), MappingFailure> {
-        guard let startText = a["startDate"] else { return .failure(MappingFailure("it has no startDate")) }
-        guard let start = ExportTimestamp(startText) else {
-            return .failure(MappingFailure("startDate \"\(snippet(startText))\" is not a date like 2019-06-11 15:00:00 +0100"))
+    /// `sourceName` (or iOS 8's `source`), within `TextLimit`.
+    private static func source(_ a: ElementAttributes) -> Result<String, MappingFailure> {
+        let name = a["sourceName"] != nil ? "sourceName" : "source"
+        guard let source = a[name] else { return .failure(MappingFailure("it has no sourceName")) }
+        if let excess = TextLimit.excess(source) { return .failure(MappingFailure("\(name) is \(excess)")) }
+        return .success(source)
+    }
+
+    /// startDate and endDate, read, each a plausible instant.
+    private func span(_ a: ElementAttributes) -> Result<(ExportTimestamp, ExportTimestamp), MappingFailure> {
+        var stamps: [ExportTimestamp] = []
+        for name in ["startDate", "endDate"] {
+            guard let text = a[name] else { return .failure(MappingFailure("it has no \(name)")) }
+            guard let stamp = ExportTimestamp(text) else {
+                return .failure(MappingFailure("\(name) \"\(Self.snippet(text))\" is not a date like 2019-06-11 15:00:00 +0100"))
+            }
+            if let reason = Plausibility.instantReason(milliseconds: stamp.milliseconds, latest: latest) {
+                return .failure(MappingFailure("\(name) \"\(Self.snippet(text))\" \(reason)"))
+            }
+            stamps.append(stamp)
         }
-        guard let endText = a["endDate"] else { return .failure(MappingFailure("it has no endDate")) }
-        guard let end = ExportTimestamp(endText) else {
-            return .failure(MappingFailure("endDate \"\(snippet(endText))\" is not a date like 2019-06-11 15:00:00 +0100"))
-        }
-        return .success((start, end))
+        return .success((stamps[0], stamps[1]))
     }
 
     /// The validator's bounds for a number the rollups sum (`SampleValidator.doubleReason`).
