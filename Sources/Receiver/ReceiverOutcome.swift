@@ -56,7 +56,7 @@ enum ReceiverOutcome {
             return .json(status: 401, Self.error("missing or wrong credential"))
         case .forwardedWithoutTokens:
             return .json(status: 401, Self.error(
-                "this request came through a reverse proxy (Forwarded, X-Forwarded-For or X-Real-IP) and no token exists: "
+                "this request came through a reverse proxy (it carries Forwarded, Via, X-Forwarded-…, X-Real-IP or the like) and no token exists: "
                     + "mint one with `health-warehouse token create --person NAME` and send it with every request"))
         case .unsupportedMediaType(let type):
             return .json(status: 415, Self.error("Content-Type must be application/json or text/csv, got \(type ?? "none")"))
