@@ -2,6 +2,7 @@ import Foundation
 import HealthPayload
 import HTTPServer
 import Postgres
+import Synchronization
 import Warehouse
 
 /// Turns a request into a stored batch and a status code: credential → person, content
@@ -18,13 +19,23 @@ public final class Receiver: Sendable {
     let stridee: StrideeStore
     let tokens: TokenStore
     let configuration: ReceiverConfiguration
+    /// False while `serve` is still migrating the database: every request is then `503` with
+    /// `Retry-After` (`/healthz` included), and nothing touches the database.
+    private let ready: Atomic<Bool>
 
-    public init(pool: PostgresPool, configuration: ReceiverConfiguration = ReceiverConfiguration()) {
+    /// A receiver over `pool`; with `ready` false it answers `503` until `markReady()`.
+    public init(pool: PostgresPool, configuration: ReceiverConfiguration = ReceiverConfiguration(), ready: Bool = true) {
         self.pool = pool
         self.store = BatchStore(pool: pool)
         self.stridee = StrideeStore(pool: pool)
         self.tokens = TokenStore(pool: pool)
         self.configuration = configuration
+        self.ready = Atomic(ready)
+    }
+
+    /// The database is migrated: requests are served from now on.
+    public func markReady() {
+        ready.store(true, ordering: .sequentiallyConsistent)
     }
 
     /// Header names a reverse proxy or CDN adds (RFC 7239's `Forwarded`, RFC 9110's `Via`, and
@@ -96,6 +107,7 @@ public final class Receiver: Sendable {
 
     func decide(_ head: HTTPRequestHead, person: inout String?) -> HeadOutcome {
         let method = head.method.uppercased()
+        guard ready.load(ordering: .sequentiallyConsistent) else { return .answer(.migrating) }
         do {
             // The Stridee paths first: every other path keeps the healthd rules below.
             if let route = StrideeRoute.match(head.path) {

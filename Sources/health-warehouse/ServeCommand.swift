@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Postgres
 import Receiver
+import Synchronization
 import Warehouse
 
 /// `health-warehouse serve`
@@ -96,25 +97,30 @@ struct ServeCommand: Command {
         database = DatabaseOptions(parsed)
     }
 
+    /// Listens first, then migrates (answering `503` meanwhile, `/healthz` included), then
+    /// takes batches: an upgrade waiting for a dashboard's transaction never leaves the port
+    /// closed.
     func run() throws -> Int32 {
-        try database.withDatabase(migrate: true) { url in
+        try database.withDatabase(migrate: false) { url in
             let pool = PostgresPool(connectionString: url, maxConnections: poolSize,
                                     sessionSettings: writerTimeouts.sessionSettings)
             defer { pool.close() }
-            let minted = try TokenStore(pool: pool).anyMinted()
+            let minted = try Self.anyTokenMinted(pool)
             if !minted && !address.isLoopback && !insecureNoAuth {
                 throw CommandFailure(
                     message: "refusing to listen on \(address) with no token minted: anyone who can reach it could write health data",
                     hint: "mint one with `health-warehouse token create --person NAME`, or pass --insecure-no-auth")
             }
-            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader))
+            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader), ready: false)
             let server = HTTPServer(configuration: HTTPServerConfiguration(
                 address: address, maxBodyBytes: maxBody, connectionLimit: connectionLimit,
                 perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
                 requestDeadlineSeconds: Double(requestDeadline)), onHead: receiver.admit)
             let stopped = DispatchSemaphore(value: 0)
+            let stopping = Atomic<Bool>(false)
             Shutdown.shared.takeOver { signal in
                 Log.event("serve.stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "in_flight": server.requestsInFlight])
+                stopping.store(true, ordering: .sequentiallyConsistent)
                 server.stop(graceSeconds: 30)
                 stopped.signal()
             }
@@ -128,9 +134,28 @@ struct ServeCommand: Command {
                                           "auth_header": authHeader, "max_body": maxBody,
                                           "lock_timeout_ms": Int((writerTimeouts.lock * 1000).rounded()),
                                           "statement_timeout_ms": Int((writerTimeouts.statement * 1000).rounded())])
+            do {
+                try database.runMigrations(url, shouldStop: { stopping.load(ordering: .sequentiallyConsistent) })
+            } catch MigrationError.stopped {
+                stopped.wait()
+                return 0
+            } catch {
+                server.stop(graceSeconds: 0)
+                throw error
+            }
+            receiver.markReady()
+            Log.event("serve.ready")
             stopped.wait()
             Log.event("serve.stopped")
             return 0
         }
+    }
+
+    /// Whether any token was ever minted; false on a database not yet migrated at all.
+    static func anyTokenMinted(_ pool: PostgresPool) throws -> Bool {
+        let exists = try pool.withConnection { conn in
+            try conn.query("SELECT to_regclass('health_store.tokens') IS NOT NULL").first?.decode(0, as: Bool.self) ?? false
+        }
+        return try exists && TokenStore(pool: pool).anyMinted()
     }
 }
