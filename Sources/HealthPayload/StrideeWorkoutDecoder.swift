@@ -148,8 +148,12 @@ struct StrideeWorkoutDecoder {
     /// A `[{t, v}]` stream, sorted by time, its values within `range`.
     private mutating func decodeStream(_ name: String, _ range: PlausibleRange, _ cursor: inout JSONCursor) throws(StrideePayloadError) -> WorkoutStream {
         guard try enterArray(name, &cursor) else { return WorkoutStream() }
+        // `{"t":"2026-10-01T06:02:12Z","v":0}`: 34 bytes at least.
+        let expected = cursor.elementCount(minimumBytes: 34)
         var times: [Int64] = []
         var values: [Double] = []
+        times.reserveCapacity(expected)
+        values.reserveCapacity(expected)
         var sorted = true
         var index = 0
         var isFirst = true
@@ -173,6 +177,8 @@ struct StrideeWorkoutDecoder {
     private mutating func decodeRoute(_ cursor: inout JSONCursor) throws(StrideePayloadError) -> WorkoutRoute {
         var route = WorkoutRoute()
         guard try enterArray("route", &cursor) else { return route }
+        // `{"t":"2026-10-01T06:02:12Z","lat":0,"lon":0}`: 44 bytes at least.
+        route.reserveCapacity(cursor.elementCount(minimumBytes: 44))
         var sorted = true
         var index = 0
         var isFirst = true

@@ -42,22 +42,16 @@ public struct StrideeStore: Sendable {
     /// `connect` is true for a relay push (`/v1/accounts/{id}/…`), which connects the person;
     /// a device push (false) needs an active connection. `bodySHA256` tells a resend of the
     /// same bytes from a changed copy.
-    public func storeWorkout(_ workout: StrideeWorkout, person: String, connect: Bool,
+    ///
+    /// The workout is consumed: each decoded column is released as soon as it is encoded, so
+    /// a 30 MiB body's columns and their encoding are never held whole at once (issue 21.3).
+    public func storeWorkout(_ workout: consuming StrideeWorkout, person: String, connect: Bool,
                              bodySHA256: [UInt8]) throws -> StrideePushResult {
-        let hr = workout.heartRate, rp = workout.runningPower, cp = workout.cyclingPower, cc = workout.cyclingCadence
-        let route = workout.route
-        let parameters: [(any PostgresBindable)?] = [
-            person, connect, PostgresBinaryText(workout.headerJSON), PostgresBytea(bodySHA256),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: hr.times), PostgresArrayParameter.float8(hr.values),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: rp.times), PostgresArrayParameter.float8(rp.values),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: cp.times), PostgresArrayParameter.float8(cp.values),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: cc.times), PostgresArrayParameter.float8(cc.values),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: route.times),
-            PostgresArrayParameter.float8(route.latitudes), PostgresArrayParameter.float8(route.longitudes),
-            PostgresArrayParameter.float8(route.altitudes), PostgresArrayParameter.float8(route.speeds),
-            PostgresArrayParameter.float8(route.courses), PostgresArrayParameter.float8(route.horizontalAccuracies),
-            PostgresArrayParameter.float8(route.verticalAccuracies),
-        ]
+        var parameters: [(any PostgresBindable)?] = [person, connect, PostgresBinaryText(workout.headerJSON), PostgresBytea(bodySHA256)]
+        for keyPath in [\StrideeWorkout.heartRate, \.runningPower, \.cyclingPower, \.cyclingCadence] {
+            parameters += Self.arrayParameters(&workout[keyPath: keyPath])
+        }
+        parameters += Self.arrayParameters(&workout.route)
         let outcome: String = try pool.withTransaction { connection in
             try connection.query("""
                 SELECT health_store.store_workout($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12,
@@ -69,6 +63,32 @@ public struct StrideeStore: Sendable {
         case "unchanged": return .unchanged
         default: return .notConnected
         }
+    }
+
+    /// A stream as its two array parameters (`timestamptz[]`, `float8[]`), each column released
+    /// once encoded.
+    static func arrayParameters(_ stream: inout WorkoutStream) -> [(any PostgresBindable)?] {
+        let times = PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: stream.times)
+        stream.times = []
+        let values = PostgresArrayParameter.float8(stream.values)
+        stream.values = []
+        return [times, values]
+    }
+
+    /// A route as its eight array parameters (`t`, `lat`, `lon`, then the optional columns), each
+    /// column released once encoded.
+    static func arrayParameters(_ route: inout WorkoutRoute) -> [(any PostgresBindable)?] {
+        var out: [(any PostgresBindable)?] = [PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: route.times)]
+        route.times = []
+        for column in [\WorkoutRoute.latitudes, \.longitudes] {
+            out.append(PostgresArrayParameter.float8(route[keyPath: column]))
+            route[keyPath: column] = []
+        }
+        for column in [\WorkoutRoute.altitudes, \.speeds, \.courses, \.horizontalAccuracies, \.verticalAccuracies] {
+            out.append(PostgresArrayParameter.float8(route[keyPath: column]))
+            route[keyPath: column] = []
+        }
+        return out
     }
 
     /// Stores the items of one decoded `healthkit.wellness.v1` body of `person`, each replacing

@@ -30,6 +30,10 @@ struct ServeCommand: Command {
                                  value is the token)
           --max-body SIZE        largest healthd body accepted, e.g. 4MiB (default); larger
                                  gets 413 (the Stridee paths keep their own limits)
+          --body-budget SIZE     the most body bytes all requests in flight may hold at once
+                                 (default 64MiB, at least 32MiB and --max-body); a body beyond
+                                 it gets 503 with Retry-After and is sent again later, so
+                                 memory stays bounded whatever clients send at once
           --pool-size N          database connections (default 8)
           --connection-limit N   HTTP connections at once (default 64)
           --per-address-limit N  HTTP connections at once from one client address (default
@@ -56,6 +60,7 @@ struct ServeCommand: Command {
     var address: ListenAddress
     var authHeader: String
     var maxBody: Int
+    var bodyBudget: Int
     var poolSize: Int
     var connectionLimit: Int
     var perAddressLimit: Int
@@ -68,7 +73,7 @@ struct ServeCommand: Command {
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["insecure-no-auth"],
                                          options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union([
-                                             "listen", "auth-header", "max-body", "pool-size", "connection-limit", "per-address-limit",
+                                             "listen", "auth-header", "max-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
                                              "timeout", "request-deadline"]))
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "serve takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
@@ -87,6 +92,13 @@ struct ServeCommand: Command {
             throw UsageError(message: "--max-body must be a size from 1KiB to 1GiB such as 4MiB, got \"\(maxBodyText)\"", command: Self.name)
         }
         maxBody = size
+        let budgetText = parsed.value("body-budget") ?? "64MiB"
+        let floor = max(size, 32 * 1_048_576)
+        guard let budget = ByteSize.parse(budgetText), budget >= floor, budget <= 1 << 34 else {
+            throw UsageError(message: "--body-budget must be a size from \(floor >> 20)MiB (the largest body a path takes) to 16GiB such as 64MiB, got \"\(budgetText)\"",
+                             command: Self.name)
+        }
+        bodyBudget = budget
         poolSize = try parsed.integer("pool-size", default: 8, range: 1...100, command: Self.name)
         connectionLimit = try parsed.integer("connection-limit", default: 64, range: 1...10_000, command: Self.name)
         perAddressLimit = try parsed.integer("per-address-limit", default: 16, range: 0...10_000, command: Self.name)
@@ -115,7 +127,8 @@ struct ServeCommand: Command {
             let server = HTTPServer(configuration: HTTPServerConfiguration(
                 address: address, maxBodyBytes: maxBody, connectionLimit: connectionLimit,
                 perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
-                requestDeadlineSeconds: Double(requestDeadline)), onHead: receiver.admit)
+                requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
+                returnMemoryAfterBytes: Self.returnMemoryAfterBytes), onHead: receiver.admit)
             let stopped = DispatchSemaphore(value: 0)
             let stopping = Atomic<Bool>(false)
             Shutdown.shared.takeOver { signal in
@@ -131,7 +144,7 @@ struct ServeCommand: Command {
             }
             Log.event("serve.listening", ["address": "\(address.host):\(server.boundPort)",
                                           "auth": minted ? "tokens" : "none (person default)",
-                                          "auth_header": authHeader, "max_body": maxBody,
+                                          "auth_header": authHeader, "max_body": maxBody, "body_budget": bodyBudget,
                                           "lock_timeout_ms": Int((writerTimeouts.lock * 1000).rounded()),
                                           "statement_timeout_ms": Int((writerTimeouts.statement * 1000).rounded())])
             do {
@@ -150,6 +163,10 @@ struct ServeCommand: Command {
             return 0
         }
     }
+
+    /// Bodies of 1 MiB or more give their memory back once answered (`malloc_trim`), and
+    /// buffers that large are mappings of their own, unmapped when freed.
+    static let returnMemoryAfterBytes = 1_048_576
 
     /// Whether any token was ever minted; false on a database not yet migrated at all.
     static func anyTokenMinted(_ pool: PostgresPool) throws -> Bool {
