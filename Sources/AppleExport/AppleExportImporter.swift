@@ -197,7 +197,7 @@ final class ExportStorer {
         self.file = file
         self.sha256 = sha256
         self.exportId = exportId
-        groups = PooledBatchGroups(pool: pool)
+        groups = PooledBatchGroups(pool: pool, person: person)
     }
 
     /// Commits the open group when it is due, or whenever one is open with `force`.
@@ -246,19 +246,15 @@ final class ExportStorer {
             stored.delivered = true
         }
         for r in batch.routes {
-            let route = r.route
-            let row = try c.query("""
-                SELECT health_store.store_export_route($1, $2::uuid, $3::timestamptz, $4::timestamptz, $5, $6, $7, $8, $9, $10, $11, $12)
-                """, [person, r.workout, r.start.text, r.end.text,
-                      PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: route.times), PostgresArrayParameter.float8(route.latitudes),
-                      PostgresArrayParameter.float8(route.longitudes), PostgresArrayParameter.float8(route.altitudes),
-                      PostgresArrayParameter.float8(route.speeds), PostgresArrayParameter.float8(route.courses),
-                      PostgresArrayParameter.float8(route.horizontalAccuracies), PostgresArrayParameter.float8(route.verticalAccuracies)])
+            var parameters: [(any PostgresBindable)?] = [person, r.workout, r.start.text, r.end.text]
+            let route = StrideeStore.routeRow(r.route, after: &parameters)
+            let row = try c.query("SELECT health_store.store_export_route($1, $2::uuid, $3::timestamptz, $4::timestamptz, \(route))",
+                                  parameters)
             if try row.first?.decode(0, as: Bool.self) == true { stored.routes += 1 }
         }
         if batch.summaryCount > 0 {
-            try c.query("SELECT health_store.store_activity_summaries($1, $2::jsonb)",
-                        [person, PostgresBinaryText(batch.summariesJSON)])
+            try c.query("SELECT health_store.store_activity_summaries($1, $2::jsonb, $3::timestamptz)",
+                        [person, PostgresBinaryText(batch.summariesJSON), Date()])
         }
         let entry = ExportLedger.Entry(size: file.size, modifiedNanoseconds: file.modifiedNanoseconds, items: batch.itemsEnd,
                                        complete: final, sha256: sha256)

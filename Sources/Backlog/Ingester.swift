@@ -243,7 +243,7 @@ final class Storer {
 
     init(pool: PostgresPool, person: String) {
         self.person = person
-        groups = PooledBatchGroups(pool: pool)
+        groups = PooledBatchGroups(pool: pool, person: person)
     }
 
     /// Stores a batch with `BatchStore`'s own call (the receiver's), and the ledger row in the

@@ -42,6 +42,25 @@ public struct StrideeWorkout: Sendable, Equatable {
     /// offset written (`Z` = UTC), `YYYY-MM-DD`.
     public var localDate: String { startDate.localDate }
 
+    /// Every stream by its name in the warehouse (`health_store.stream_kinds`), empty ones too:
+    /// the one list a new stream kind is added to.
+    public var streams: [(name: String, stream: WorkoutStream)] {
+        [("heart_rate", heartRate), ("running_power", runningPower), ("cycling_power", cyclingPower),
+         ("cycling_cadence", cyclingCadence)]
+    }
+
+    /// `streams`, moved out: the workout keeps empty streams, so the caller holds the only copy
+    /// of each and can release its columns as it goes (a store encoding a 30 MiB body).
+    public mutating func takeStreams() -> [(name: String, stream: WorkoutStream)] {
+        defer {
+            heartRate = WorkoutStream()
+            runningPower = WorkoutStream()
+            cyclingPower = WorkoutStream()
+            cyclingCadence = WorkoutStream()
+        }
+        return streams
+    }
+
     /// Creates a workout from its parts.
     public init(
         uuid: String, activityType: Int32, serverType: StrideeServerType, startDate: ISO8601Timestamp,

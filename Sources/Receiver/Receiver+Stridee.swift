@@ -56,7 +56,10 @@ extension Receiver {
                 let result = try timing.measure(\.storeMilliseconds) {
                     try stridee.storeWorkout(workout.take()!, person: person, connect: connect, bodySHA256: digest)
                 }
-                return result == .notConnected ? .notConnected : .workoutAccepted(uuid: uuid)
+                switch result {
+                case .stored, .unchanged: return .workoutAccepted(uuid: uuid)
+                case .notConnected: return .notConnected
+                }
             case .wellness:
                 let decoded = timing.measure(\.decodeMilliseconds) {
                     Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWellness(body) }
@@ -66,10 +69,13 @@ extension Receiver {
                 case .success(let value): items = value
                 case .failure(let error): return .strideeRejected(error)
                 }
-                let result = try timing.measure(\.storeMilliseconds) {
+                let (result, stored) = try timing.measure(\.storeMilliseconds) {
                     try stridee.storeWellness(items, person: person, connect: connect)
                 }
-                return result == .notConnected ? .notConnected : .wellnessAccepted(items: items.count)
+                switch result {
+                case .stored, .unchanged: return .wellnessAccepted(items: stored)
+                case .notConnected: return .notConnected
+                }
             case .connection:
                 let active = method == "PUT"
                 let connection = try timing.measure(\.storeMilliseconds) { try stridee.setConnection(person: person, active: active) }

@@ -149,7 +149,7 @@ struct StrideeStorageTests {
             let final = StrideeBody.item("daily", ["steps": "8700", "final": "true", "extraField": #""kept""#])
             let hrv = StrideeBody.item("hrv", ["startTime": #""2026-10-01T01:00:00Z""#, "samples": #"[{"t":"2026-10-01T01:00:00Z","v":48.2}]"#])
             let answer = try alice.send("POST", Self.relayWellness, StrideeBody.wellness([later, hrv, final]))
-            // `items` counts rows stored: Monday's two copies are one item (issue 21.7).
+            // Two copies of Monday are one item stored (issue 21: the answer counts rows stored).
             #expect(answer.bodyText == #"{"items":2,"status":"active"}"#)
             let after = try db.query("""
                 SELECT kind, start_at::text, item::text, last_received_at::text FROM health_store.wellness_items ORDER BY kind, start_at
