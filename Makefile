@@ -25,8 +25,8 @@ fuzz:
 # Figures next to same-run baselines (docs/benchmarks.md), on a throwaway cluster with
 # PostgreSQL's default durability (fsync on): the receiver section (serve vs the bare upsert,
 # the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients) and the
-# ingest section (vs COPY). SECTION picks sections (receiver, ingest, views, stridee; several
-# space-separated), DURABILITY=fast runs with fsync off, ARGS go to each section run.
+# ingest section (vs COPY). SECTION picks sections (receiver, ingest, views, stridee, apple-export,
+# memory; several space-separated), DURABILITY=fast runs with fsync off, ARGS go to each section run.
 SECTION ?= receiver ingest
 DURABILITY ?= default
 bench: deps

@@ -66,7 +66,7 @@ let package = Package(
         .testTarget(name: "AppleExportTests", dependencies: ["AppleExport", "DemoData", "Warehouse", "Postgres", "HealthPayload",
                                                              "Hashing", "TestSupport", "health-warehouse"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse"]),
+        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "DemoData", "TestSupport", "health-warehouse"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
         // The page (/ui) in headless Chromium lives here too: it needs the demo history (ui/*.py drive the browser).
         .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData",

@@ -1,6 +1,8 @@
 #!/bin/sh
-# Refuses to start while a password is still a placeholder of .env.example (a value that starts
-# with `change-me`), then runs the command it is given:
+# Refuses to start while a password is still a placeholder: a value that, with case ignored and
+# everything but letters and digits left out, holds `changeme` anywhere (.env.example's
+# `change-me-…`, and `changeme`, `CHANGEME`, `change_me`, `Change Me`, `please-change-me`…).
+# Then runs the command it is given:
 #
 #   refuse-placeholders.sh COMMAND [ARG…]
 #
@@ -13,8 +15,9 @@ set -eu
 refused=""
 for name in $(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*PASSWORD\)=.*/\1/p'); do
   eval "value=\${$name}"
-  case "$value" in
-    change-me*|CHANGE-ME*|Change-me*) refused="$refused $name" ;;
+  folded=$(printf '%s' "$value" | tr -cd 'A-Za-z0-9' | tr 'A-Z' 'a-z')
+  case "$folded" in
+    *changeme*) refused="$refused $name" ;;
   esac
 done
 if [ -n "$refused" ]; then

@@ -26,8 +26,14 @@ struct MappingFailure: Error {
 /// for what it passes: a UUID, timestamps in the reference's shape with their ranges checked
 /// (`Timestamp`), finite numbers within the validator's bounds, strings from libxml2 (valid
 /// UTF-8, no NUL) escaped by `JSONString`.
+///
+/// What healthd's validator quarantines is skipped here, for the same reasons: a `type`,
+/// `sourceName`, `unit` or workout activity over `TextLimit.maxBytes`, a value outside its type's
+/// `Plausibility` range, an instant before 1970 or after the day after tomorrow.
 struct ExportMapper: Sendable {
     let catalog: ExportCatalog
+    /// The first implausible instant, milliseconds since the epoch (`Plausibility`).
+    var latest = Plausibility.latestMilliseconds(now: Plausibility.nowMilliseconds())
 
     /// The namespace of the name-based uuids of export elements (a constant: never change it,
     /// or a second import of the same export would store everything again).
@@ -41,56 +47,22 @@ struct ExportMapper: Sendable {
     func record(_ r: ExportRecord) -> Result<MappedSample, MappingFailure> {
         let a = r.attributes
         guard let type = a["type"], !type.isEmpty else { return .failure(MappingFailure("it has no type")) }
-        guard let source = a["sourceName"] ?? a["source"] else { return .failure(MappingFailure("it has no sourceName")) }
-        let start: ExportTimestamp, end: ExportTimestamp
-        switch Self.span(a) {
-        case .success(let span): (start, end) = span
+        if let excess = TextLimit.excess(type) { return .failure(MappingFailure("type is \(excess)")) }
+        let source: String, start: ExportTimestamp, end: ExportTimestamp
+        switch sourceAndSpan(a) {
+        case .success(let found): (source, start, end) = found
         case .failure(let failure): return .failure(failure)
         }
         let written = a["value"], unit = a["unit"]
         let uuid = Self.uuid([type, source, a["startDate"]!, a["endDate"]!, written ?? "", unit ?? ""])
         let entry = catalog[type]
 
-        // The typed part: value, unit, name by the type's kind.
-        var kind: String
-        var value: Double?
-        var textValue: String?
-        var sampleUnit: String?
-        var name: String?
-        var integral = false
-        if let entry, entry.kind == "quantity", let catalogUnit = entry.unit {
-            kind = "quantity"
-            sampleUnit = catalogUnit
-            if let written {
-                guard let number = ExportNumber.parse(written) else {
-                    return .failure(MappingFailure("value \"\(Self.snippet(written))\" is not a number"))
-                }
-                guard let conversion = ExportUnits.conversion(from: unit, to: catalogUnit) else {
-                    return .failure(MappingFailure("unit \"\(Self.snippet(unit ?? ""))\" of \(type) cannot be converted to \(catalogUnit)"))
-                }
-                value = conversion.apply(number)
-            }
-        } else if let entry, entry.kind == "category", entry.rule == "sleep" {
-            kind = "category"
-            if let written {
-                guard let stage = Self.sleepStage(written) else {
-                    return .failure(MappingFailure("value \"\(Self.snippet(written))\" is not a sleep stage"))
-                }
-                value = stage.value.map(Double.init)
-                name = stage.name
-                integral = true
-            }
-        } else if let entry, entry.kind == "workout" {
-            return .failure(MappingFailure("a Record of the workout type \(type)"))
-        } else {
-            // Outside the catalog: kept as written, like healthd's types this version does not know.
-            kind = type.hasPrefix("HKCategoryTypeIdentifier") ? "category" : "quantity"
-            if let written {
-                if let number = ExportNumber.parse(written) { value = number } else { textValue = written }
-            }
-            if let unit, !unit.isEmpty { sampleUnit = unit }
+        let typed: TypedValue
+        switch Self.typedValue(type, entry, written: written, unit: unit) {
+        case .success(let value): typed = value
+        case .failure(let failure): return .failure(failure)
         }
-        if let value, let reason = Self.rangeReason(value) { return .failure(MappingFailure("value \(reason)")) }
+        let (kind, value, textValue, name) = (typed.kind, typed.value, typed.text, typed.name)
 
         var w = JSONWriter(capacity: 640)
         w.beginObject()
@@ -104,11 +76,11 @@ struct ExportMapper: Sendable {
         w.field("kind", kind)
         if let value {
             w.key("value")
-            if integral { w.integer(Int(value)) } else { w.number(value) }
+            if typed.integral { w.integer(Int(value)) } else { w.number(value) }
         } else if let textValue {
             w.field("value", textValue)
         }
-        if let sampleUnit { w.field("unit", sampleUnit) }
+        if let unit = typed.unit { w.field("unit", unit) }
         if let name { w.field("name", name) }
         w.key("healthExport")
         w.beginObject()
@@ -133,6 +105,65 @@ struct ExportMapper: Sendable {
         w.endObject()
         w.endObject()
         return .success(MappedSample(json: w.bytes, uuid: uuid, start: start, end: end))
+    }
+
+    /// A record's typed part: what healthd would send as `kind`, `value`, `unit` and `name`.
+    struct TypedValue {
+        var kind: String
+        var value: Double?
+        /// A value outside the catalog that is not a number, kept as text.
+        var text: String?
+        var unit: String?
+        var name: String?
+        /// The value is written as an integer (a sleep stage).
+        var integral = false
+    }
+
+    /// The typed part by the type's kind: a catalog quantity converted to the catalog's unit, a
+    /// sleep stage by name, a type outside the catalog kept as written; the value within the
+    /// validator's number bounds and its type's plausible range, a unit within `TextLimit`.
+    static func typedValue(_ type: String, _ entry: ExportCatalog.Entry?, written: String?,
+                           unit: String?) -> Result<TypedValue, MappingFailure> {
+        var typed: TypedValue
+        if let entry, entry.kind == "quantity", let catalogUnit = entry.unit {
+            typed = TypedValue(kind: "quantity", unit: catalogUnit)
+            if let written {
+                guard let number = ExportNumber.parse(written) else {
+                    return .failure(MappingFailure("value \"\(snippet(written))\" is not a number"))
+                }
+                guard let conversion = ExportUnits.conversion(from: unit, to: catalogUnit) else {
+                    return .failure(MappingFailure("unit \"\(snippet(unit ?? ""))\" of \(type) cannot be converted to \(catalogUnit)"))
+                }
+                typed.value = conversion.apply(number)
+            }
+        } else if let entry, entry.kind == "category", entry.rule == "sleep" {
+            typed = TypedValue(kind: "category", integral: true)
+            if let written {
+                guard let stage = sleepStage(written) else {
+                    return .failure(MappingFailure("value \"\(snippet(written))\" is not a sleep stage"))
+                }
+                typed.value = stage.value.map(Double.init)
+                typed.name = stage.name
+            }
+        } else if let entry, entry.kind == "workout" {
+            return .failure(MappingFailure("a Record of the workout type \(type)"))
+        } else {
+            // Outside the catalog: kept as written, like healthd's types this version does not know.
+            typed = TypedValue(kind: type.hasPrefix("HKCategoryTypeIdentifier") ? "category" : "quantity")
+            if let written {
+                if let number = ExportNumber.parse(written) { typed.value = number } else { typed.text = written }
+            }
+            if let unit, !unit.isEmpty {
+                if let excess = TextLimit.excess(unit) { return .failure(MappingFailure("unit is \(excess)")) }
+                typed.unit = unit
+            }
+        }
+        if let value = typed.value, let reason = rangeReason(value) { return .failure(MappingFailure("value \(reason)")) }
+        if let value = typed.value, typed.kind == "quantity", let range = Plausibility.range(of: type),
+           let reason = Plausibility.valueReason("value", value, range, of: type) {
+            return .failure(MappingFailure(reason))
+        }
+        return .success(typed)
     }
 
     /// Sleep stages by name (the iOS 16 names and the older `…Asleep`) or by their raw value
@@ -160,24 +191,20 @@ struct ExportMapper: Sendable {
     func workout(_ x: ExportWorkout) -> Result<MappedSample, MappingFailure> {
         let a = x.attributes
         guard let activityText = a["workoutActivityType"] else { return .failure(MappingFailure("it has no workoutActivityType")) }
-        guard let source = a["sourceName"] ?? a["source"] else { return .failure(MappingFailure("it has no sourceName")) }
-        let start: ExportTimestamp, end: ExportTimestamp
-        switch Self.span(a) {
-        case .success(let span): (start, end) = span
+        if let excess = TextLimit.excess(activityText) { return .failure(MappingFailure("workoutActivityType is \(excess)")) }
+        let source: String, start: ExportTimestamp, end: ExportTimestamp
+        switch sourceAndSpan(a) {
+        case .success(let found): (source, start, end) = found
         case .failure(let failure): return .failure(failure)
         }
         let type = "HKWorkoutTypeIdentifier"
         let activity = WorkoutActivityTypes.activity(activityText)
         let uuid = Self.uuid([type + "/" + activityText, source, a["startDate"]!, a["endDate"]!, a["duration"] ?? "", a["durationUnit"] ?? ""])
 
-        var duration = Double(end.milliseconds - start.milliseconds) / 1000
-        if let text = a["duration"] {
-            guard let d = ExportNumber.parse(text) else { return .failure(MappingFailure("duration \"\(Self.snippet(text))\" is not a number")) }
-            let seconds: [String: Double] = ["s": 1, "min": 60, "hr": 3600, "h": 3600, "ms": 0.001]
-            guard let factor = seconds[a["durationUnit"] ?? "min"] else {
-                return .failure(MappingFailure("durationUnit \"\(Self.snippet(a["durationUnit"] ?? ""))\" is not a unit of time"))
-            }
-            duration = d * factor
+        let duration: Double
+        switch Self.duration(a, default: Double(end.milliseconds - start.milliseconds) / 1000) {
+        case .success(let seconds): duration = seconds
+        case .failure(let f): return .failure(f)
         }
         let distance: Double?, energy: Double?
         switch Self.total(a["totalDistance"], a["totalDistanceUnit"], statistic: x.statistics.first {
@@ -194,6 +221,7 @@ struct ExportMapper: Sendable {
         }
         for (what, v) in [("duration", Optional(duration)), ("distance", distance), ("energy", energy)] {
             if let v, let reason = Self.rangeReason(v) { return .failure(MappingFailure("\(what) \(reason)")) }
+            if let v, let reason = Plausibility.valueReason(what, v, Plausibility.workoutTotals) { return .failure(MappingFailure(reason)) }
         }
 
         var w = JSONWriter(capacity: 1024)
@@ -237,6 +265,17 @@ struct ExportMapper: Sendable {
         return .success(MappedSample(json: w.bytes, uuid: uuid, start: start, end: end))
     }
 
+    /// A workout's `duration` in seconds (`durationUnit`, minutes when absent), else `fallback`.
+    private static func duration(_ a: ElementAttributes, default fallback: Double) -> Result<Double, MappingFailure> {
+        guard let text = a["duration"] else { return .success(fallback) }
+        guard let d = ExportNumber.parse(text) else { return .failure(MappingFailure("duration \"\(snippet(text))\" is not a number")) }
+        let seconds: [String: Double] = ["s": 1, "min": 60, "hr": 3600, "h": 3600, "ms": 0.001]
+        guard let factor = seconds[a["durationUnit"] ?? "min"] else {
+            return .failure(MappingFailure("durationUnit \"\(snippet(a["durationUnit"] ?? ""))\" is not a unit of time"))
+        }
+        return .success(d * factor)
+    }
+
     /// A workout total from its attribute (with unit), else from its `WorkoutStatistics` sum
     /// (iOS 16 writes totals only there); zero is no total, as healthd sends none then.
     private static func total(_ written: String?, _ unit: String?, statistic: ElementAttributes?, to catalogUnit: String,
@@ -258,8 +297,11 @@ struct ExportMapper: Sendable {
     func activitySummary(_ s: ExportActivitySummary) -> Result<[UInt8], MappingFailure> {
         let a = s.attributes
         guard let day = a["dateComponents"], day.utf8.count == 10,
-              ExportTimestamp(day + " 00:00:00 +0000") != nil else {
+              let midnight = ExportTimestamp(day + " 00:00:00 +0000") else {
             return .failure(MappingFailure("dateComponents \"\(Self.snippet(a["dateComponents"] ?? ""))\" is not a date"))
+        }
+        if let reason = Plausibility.instantReason(milliseconds: midnight.milliseconds, latest: latest) {
+            return .failure(MappingFailure("dateComponents \"\(day)\" \(reason)"))
         }
         var w = JSONWriter(capacity: 512)
         w.beginObject()
@@ -289,17 +331,24 @@ struct ExportMapper: Sendable {
 
     // MARK: Shared
 
-    /// startDate and endDate, read.
-    private static func span(_ a: ElementAttributes) -> Result<(ExportTimestamp, ExportTimestamp), MappingFailure> {
-        guard let startText = a["startDate"] else { return .failure(MappingFailure("it has no startDate")) }
-        guard let start = ExportTimestamp(startText) else {
-            return .failure(MappingFailure("startDate \"\(snippet(startText))\" is not a date like 2019-06-11 15:00:00 +0100"))
+    /// `sourceName` (or iOS 8's `source`) within `TextLimit`, and `startDate` and `endDate`
+    /// read, each a plausible instant.
+    private func sourceAndSpan(_ a: ElementAttributes) -> Result<(String, ExportTimestamp, ExportTimestamp), MappingFailure> {
+        let name = a["sourceName"] != nil ? "sourceName" : "source"
+        guard let source = a[name] else { return .failure(MappingFailure("it has no sourceName")) }
+        if let excess = TextLimit.excess(source) { return .failure(MappingFailure("\(name) is \(excess)")) }
+        var stamps: [ExportTimestamp] = []
+        for name in ["startDate", "endDate"] {
+            guard let text = a[name] else { return .failure(MappingFailure("it has no \(name)")) }
+            guard let stamp = ExportTimestamp(text) else {
+                return .failure(MappingFailure("\(name) \"\(Self.snippet(text))\" is not a date like 2019-06-11 15:00:00 +0100"))
+            }
+            if let reason = Plausibility.instantReason(milliseconds: stamp.milliseconds, latest: latest) {
+                return .failure(MappingFailure("\(name) \"\(Self.snippet(text))\" \(reason)"))
+            }
+            stamps.append(stamp)
         }
-        guard let endText = a["endDate"] else { return .failure(MappingFailure("it has no endDate")) }
-        guard let end = ExportTimestamp(endText) else {
-            return .failure(MappingFailure("endDate \"\(snippet(endText))\" is not a date like 2019-06-11 15:00:00 +0100"))
-        }
-        return .success((start, end))
+        return .success((source, stamps[0], stamps[1]))
     }
 
     /// The validator's bounds for a number the rollups sum (`SampleValidator.doubleReason`).

@@ -1,4 +1,5 @@
 import Foundation
+import HealthPayload
 
 /// Where an export's bytes are: the Health app's `export.zip`, its unpacked
 /// `apple_health_export` folder, or an `export.xml` alone. Finds the export document (named
@@ -30,6 +31,8 @@ public final class ExportSource: @unchecked Sendable {
     public init(path given: String) throws(AppleExportError) {
         let url = URL(fileURLWithPath: given).standardizedFileURL.resolvingSymlinksInPath()
         path = url.path
+        // The ledger keys its row by this path (health_store.ingested_files), an index entry.
+        if let excess = TextLimit.excess(path) { throw AppleExportError("\(given): its path is \(excess)") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw AppleExportError("\(given): no such file or folder")

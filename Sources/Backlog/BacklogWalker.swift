@@ -1,4 +1,5 @@
 import Foundation
+import HealthPayload
 
 /// One file to consider, as found on disk.
 public struct BacklogFile: Sendable, Equatable {
@@ -62,6 +63,11 @@ public enum BacklogWalker {
             }
             guard (info.st_mode & S_IFMT) == S_IFREG else {
                 if explicit { failures.append((display, BacklogError("not a regular file or folder"))) }
+                return
+            }
+            // The ledger keys its row by this path (health_store.ingested_files), an index entry.
+            if let excess = TextLimit.excess(real) {
+                failures.append((display, BacklogError("its path is \(excess)")))
                 return
             }
             guard seen.insert(real).inserted else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import Harness
 import Synchronization
 
 /// Per-batch latencies of one run, from one client or several at once.
@@ -61,9 +62,7 @@ func onThreads<T: Sendable>(_ count: Int, _ work: @escaping @Sendable (Int) thro
 
 /// The peak resident size of a live process (`VmHWM` in /proc), in KiB; 0 when unreadable.
 func peakResidentKiB(of pid: pid_t) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }) else { return 0 }
-    return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+    ProcessMemory.kib("VmHWM", of: pid)
 }
 
 /// The 1-, 5- and 15-minute load averages, to say how busy the shared machine was.

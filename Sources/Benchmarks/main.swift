@@ -5,7 +5,7 @@ import Harness
 // baseline measured in the same run. Run in release mode:
 //   swift run -c release health-warehouse-bench receiver
 let usage = """
-    usage: health-warehouse-bench receiver|views|ingest|stridee|apple-export|ui [options] [--durability default|fast]
+    usage: health-warehouse-bench receiver|views|ingest|stridee|apple-export|ui|memory [options] [--durability default|fast]
       receiver  1000-sample batches over HTTP through serve vs a bare one-statement upsert of the same
                 bodies, the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients;
                 then six-hour Stridee rides and 2,000-item wellness batches over HTTP vs StrideeStore
@@ -14,6 +14,7 @@ let usage = """
       stridee   decoding Stridee workout and wellness bodies vs JSONSerialization of the same bytes
       apple-export  import-apple-health of a generated export.zip vs ingest of the same samples as JSON
       ui        the page (GET /ui/days/365) at ~10M samples: serve's time, weight, first render in headless Chromium
+      memory    six 30 MiB workouts at once from one token: serve's resident memory before, at its peak, once settled
       --durability  default: PostgreSQL's own settings (fsync on), what a user runs; fast: fsync off
     """
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -31,6 +32,7 @@ do {
     case "stridee": try runStrideeBenchmark(arguments, durability: durability)
     case "apple-export": try runAppleExportBenchmark(arguments, durability: durability)
     case "ui": try runUIBenchmark(arguments, durability: durability)
+    case "memory": try runMemoryBenchmark(arguments, durability: durability)
     default:
         FileHandle.standardError.write(Data("error: unknown section \(section)\n\(usage)\n".utf8))
         exit(64)

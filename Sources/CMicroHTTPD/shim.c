@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,4 +132,21 @@ int CMicroHTTPD_connection_socket(struct MHD_Connection *connection) {
         return -1;
     }
     return (int)info->connect_fd;
+}
+
+int CMicroHTTPD_map_allocations_from(size_t bytes) {
+#ifdef M_MMAP_THRESHOLD
+    return mallopt(M_MMAP_THRESHOLD, (int) bytes);
+#else
+    (void) bytes;
+    return 0;
+#endif
+}
+
+int CMicroHTTPD_trim_memory(void) {
+#ifdef __GLIBC__
+    return malloc_trim(0);
+#else
+    return 0;
+#endif
 }

@@ -67,6 +67,31 @@ public enum StrideeBodies {
         return out
     }
 
+    /// The workout that costs the receiver most memory for its size: a route of bare points
+    /// (`t`, `lat`, `lon`, one a second from 2026-10-01T06:00:00Z), as many as fit in `bytes`
+    /// (about 44 bytes a point: a 30 MiB body holds ~700,000), padded with spaces to exactly
+    /// `bytes`. The audit's 31.4 MB workout held 651,545 such points.
+    public static func denseRoute(bytes: Int, uuid: String = rideUUID) -> [UInt8] {
+        let startSeconds = rideStartMicros / 1_000_000
+        var out = Array("""
+            {"format":"healthkit.v1","uuid":"\(uuid)","activityType":37,"serverType":"RUNNING",\
+            "sourceName":"Apple Watch","startDate":"\(stampZ(startSeconds))","endDate":"\(stampZ(startSeconds + 3600))",\
+            "duration":3600,"route":[
+            """.utf8)
+        out.reserveCapacity(bytes)
+        var s: Int64 = 0
+        while true {
+            let point = Array("{\"t\":\"\(stampZ(startSeconds + s))\",\"lat\":\(s % 90),\"lon\":\(s % 180)}".utf8)
+            guard out.count + point.count + 3 <= bytes else { break }
+            if s > 0 { out.append(UInt8(ascii: ",")) }
+            out += point
+            s += 1
+        }
+        out += Array("]}".utf8)
+        out += [UInt8](repeating: 0x20, count: max(0, bytes - out.count))
+        return out
+    }
+
     /// A wellness body of `count` items over consecutive days from `firstDay` (seconds since the
     /// epoch of a UTC midnight; 2026-01-01 by default), cycling through the nine kinds (a day's
     /// sleep with five stages, HRV and pulse-ox with 24 samples).

@@ -32,7 +32,8 @@ public final class HTTPServer: Sendable {
                 onHead: @escaping @Sendable (HTTPRequestHead) -> HTTPHeadDecision) {
         self.configuration = configuration
         self.core = ServerCore(onHead: onHead, maxBodyBytes: configuration.maxBodyBytes,
-                               requestDeadlineSeconds: configuration.requestDeadlineSeconds)
+                               requestDeadlineSeconds: configuration.requestDeadlineSeconds,
+                               bodyBudget: configuration.bodyBudgetBytes, returnMemoryAfterBytes: configuration.returnMemoryAfterBytes)
     }
 
     /// Creates a server that accepts every request with the configured body cap
@@ -56,6 +57,9 @@ public final class HTTPServer: Sendable {
     /// the message names the address and the reason.
     public func start() throws(HTTPServerError) {
         try configuration.validate()
+        if configuration.returnMemoryAfterBytes > 0 {
+            _ = CMicroHTTPD_map_allocations_from(configuration.returnMemoryAfterBytes)
+        }
         let address = configuration.address
         let socketAddress = try SocketAddress(address)
         try state.withLock { (state: inout State) throws(HTTPServerError) -> Void in
@@ -102,6 +106,11 @@ public final class HTTPServer: Sendable {
     /// configuration asked for port 0); 0 before `start()`.
     public var boundPort: Int {
         port.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Body bytes the requests in flight hold of `bodyBudgetBytes` now.
+    public var bodyBytesInFlight: Int {
+        core.bodiesInFlight.load(ordering: .sequentiallyConsistent)
     }
 
     /// Requests whose headers have arrived and whose response has not yet been

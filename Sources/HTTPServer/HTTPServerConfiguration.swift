@@ -33,6 +33,18 @@ public struct HTTPServerConfiguration: Sendable {
     /// accumulated separately). Headers larger than this are refused by MHD.
     /// Default 64 KiB.
     public var perConnectionMemoryLimit: Int
+    /// The most body bytes all requests in flight may hold at once; 0 for no bound. A request
+    /// reserves its `Content-Length` before a byte of its body is read (a chunked one, each
+    /// piece as it arrives) and gives it back once answered, its handler's work included. One
+    /// that does not fit is answered `503` with `Retry-After` (its body never read, or drained),
+    /// so memory stays bounded by design whatever clients send at once. It must be at least
+    /// the largest body limit of any path, or such a body could never be taken. Default 0.
+    public var bodyBudgetBytes: Int
+    /// Memory goes back to the system after large bodies: once a request whose body held at
+    /// least this many bytes is answered, glibc's free memory is trimmed (`malloc_trim`), and
+    /// from `start()` on every allocation this large is a mapping of its own, unmapped when
+    /// freed (`M_MMAP_THRESHOLD`, process-wide). 0 for neither. Default 0.
+    public var returnMemoryAfterBytes: Int
 
     /// Creates a configuration; every value has the documented default.
     public init(address: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
@@ -41,7 +53,9 @@ public struct HTTPServerConfiguration: Sendable {
                 perAddressConnectionLimit: Int = 16,
                 connectionTimeoutSeconds: Int = 30,
                 requestDeadlineSeconds: Double = 60,
-                perConnectionMemoryLimit: Int = 64 * 1024) {
+                perConnectionMemoryLimit: Int = 64 * 1024,
+                bodyBudgetBytes: Int = 0,
+                returnMemoryAfterBytes: Int = 0) {
         self.address = address
         self.maxBodyBytes = maxBodyBytes
         self.connectionLimit = connectionLimit
@@ -49,6 +63,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.requestDeadlineSeconds = requestDeadlineSeconds
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.perConnectionMemoryLimit = perConnectionMemoryLimit
+        self.bodyBudgetBytes = bodyBudgetBytes
+        self.returnMemoryAfterBytes = returnMemoryAfterBytes
     }
 
     /// Throws `HTTPServerError.Code.invalidConfiguration` naming the first value out of range.
@@ -69,6 +85,12 @@ public struct HTTPServerConfiguration: Sendable {
         }
         guard perConnectionMemoryLimit >= 4096 else {
             throw bad("perConnectionMemoryLimit must be at least 4096 bytes, got \(perConnectionMemoryLimit)")
+        }
+        guard bodyBudgetBytes == 0 || bodyBudgetBytes >= maxBodyBytes else {
+            throw bad("bodyBudgetBytes must be 0 (none) or at least maxBodyBytes (\(maxBodyBytes)), got \(bodyBudgetBytes)")
+        }
+        guard returnMemoryAfterBytes >= 0, returnMemoryAfterBytes <= Int(Int32.max) else {
+            throw bad("returnMemoryAfterBytes must be from 0 to \(Int32.max), got \(returnMemoryAfterBytes)")
         }
     }
 }

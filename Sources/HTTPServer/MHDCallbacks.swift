@@ -11,6 +11,8 @@ import Darwin
 enum MHDCallbacks {
     /// The body of the bare 413.
     static let tooLargeBody = #"{"error":"body too large"}"#
+    /// The body of the 503 for a body the server's budget cannot take now.
+    static let busyBody = #"{"error":"too many large bodies in flight; retry later"}"#
 
     /// The MHD_AccessHandlerCallback: called once when the headers are in
     /// (the application's `onHead` decides then, before any body), once per
@@ -52,6 +54,18 @@ enum MHDCallbacks {
                     return queue(tooLargeResponse(), on: connection, core: core)
                 }
                 // announced <= maxBodyBytes, an Int.
+                guard core.reserve(Int(announced)) else {
+                    // More than the budget has left. A client waiting for `100 Continue` gets
+                    // the 503 at once and sends nothing; any other is sending already, so its
+                    // body is drained (never kept) and the 503 follows it, where every client
+                    // reads it (an answer before the body and a close would reset its upload).
+                    context.overBudget = true
+                    guard head.headers["Expect"]?.lowercased() == "100-continue" else { return .YES }
+                    context.responded = true
+                    core.watch.received(key(connection))
+                    return queue(busyResponse(), on: connection, core: core)
+                }
+                context.reservedBytes = Int(announced)
                 context.body.reserveCapacity(Int(announced))
             }
             return .YES
@@ -65,15 +79,23 @@ enum MHDCallbacks {
             uploadDataSize.pointee = 0
             if context.responded { return .YES }
             // Compared by subtraction: body.count <= maxBodyBytes, so nothing can overflow.
-            if context.bodyTooLarge || size > context.maxBodyBytes - context.body.count {
-                if !context.bodyTooLarge {
+            if !context.bodyTooLarge, !context.overBudget {
+                if size > context.maxBodyBytes - context.body.count {
                     context.bodyTooLarge = true
-                    context.body = []
+                } else if !reserve(size, for: context, core: core) {
+                    context.overBudget = true
                 }
+                if context.bodyTooLarge || context.overBudget {
+                    context.body = []
+                    core.release(context.reservedBytes)
+                    context.reservedBytes = 0
+                }
+            }
+            if context.bodyTooLarge || context.overBudget {
                 // MHD 0.9.75 accepts a response only before the body or after
                 // all of it (MHD_queue_response returns MHD_NO mid-body, seen
                 // in tests), so the rest is drained, not stored, and the 413
-                // goes out at the end. A client still sending after
+                // (or 503) goes out at the end. A client still sending after
                 // max(cap, 1 MiB) more bytes is cut rather than drained forever.
                 let (total, overflow) = context.discardedBytes.addingReportingOverflow(size)
                 context.discardedBytes = overflow ? Int.max : total
@@ -91,6 +113,7 @@ enum MHDCallbacks {
         if context.responded { return .YES }
         context.responded = true
         core.watch.received(key(connection))
+        if context.overBudget { return queue(busyResponse(), on: connection, core: core) }
         guard !context.bodyTooLarge, let respond = context.respond else {
             return queue(tooLargeResponse(), on: connection, core: core)
         }
@@ -110,10 +133,25 @@ enum MHDCallbacks {
     static let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, conCls, _ in
         guard let cls, let conCls, let raw = conCls.pointee else { return }
         conCls.pointee = nil
-        Unmanaged<RequestContext>.fromOpaque(raw).release()
+        let context = Unmanaged<RequestContext>.fromOpaque(raw)
+        let reserved = context.takeUnretainedValue().reservedBytes
+        context.release()
         let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+        core.release(reserved)
         if let connection { core.watch.awaitingNext(key(connection)) }
         core.requestsInFlight.subtract(1, ordering: .sequentiallyConsistent)
+        // The body and what its handler built are freed by now: give the memory back.
+        if core.returnMemoryAfterBytes > 0, reserved >= core.returnMemoryAfterBytes { _ = CMicroHTTPD_trim_memory() }
+    }
+
+    /// Reserves what a chunked body's next `size` bytes need beyond what its request holds
+    /// (a `Content-Length` reserved all of it already); false when the budget has no room.
+    static func reserve(_ size: Int, for context: RequestContext, core: ServerCore) -> Bool {
+        let needed = context.body.count + size - context.reservedBytes
+        guard needed > 0 else { return true }
+        guard core.reserve(needed) else { return false }
+        context.reservedBytes += needed
+        return true
     }
 
     /// The MHD_NotifyConnectionCallback: a connection opened (its first request
@@ -145,6 +183,11 @@ enum MHDCallbacks {
     /// The 413 for a body over the cap: bare (no `Retry-After`), JSON body.
     static func tooLargeResponse() -> HTTPResponse {
         HTTPResponse.json(status: 413, tooLargeBody)
+    }
+
+    /// The 503 for a body the budget cannot take now: with `Retry-After`, the client sends it again.
+    static func busyResponse() -> HTTPResponse {
+        HTTPResponse.json(status: 503, busyBody, headers: [("Retry-After", "30")])
     }
 
     /// The `Content-Length` the client announced, when present and numeric.

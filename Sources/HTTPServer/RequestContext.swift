@@ -16,6 +16,10 @@ final class RequestContext {
     var discardedBytes = 0
     /// A response has been queued; later calls only drain.
     var responded = false
+    /// Bytes this request holds of the server's body budget, given back when it completes.
+    var reservedBytes = 0
+    /// A chunked body outgrew what the budget had left: bytes are discarded, the answer is 503.
+    var overBudget = false
 
     /// A context for a request whose head is `head`.
     init(head: HTTPRequestHead) {

@@ -14,11 +14,39 @@ final class ServerCore: Sendable {
     let stopping = Atomic<Bool>(false)
     /// Open connections and their request deadlines.
     let watch: ConnectionWatch
+    /// `HTTPServerConfiguration.bodyBudgetBytes`: 0 for no bound.
+    let bodyBudget: Int
+    /// Body bytes reserved by requests in flight, never above `bodyBudget` (when it is set).
+    let bodiesInFlight = Atomic<Int>(0)
+    /// `HTTPServerConfiguration.returnMemoryAfterBytes`: 0 for never.
+    let returnMemoryAfterBytes: Int
 
     /// Creates the shared state for one server.
-    init(onHead: @escaping @Sendable (HTTPRequestHead) -> HTTPHeadDecision, maxBodyBytes: Int, requestDeadlineSeconds: Double) {
+    init(onHead: @escaping @Sendable (HTTPRequestHead) -> HTTPHeadDecision, maxBodyBytes: Int, requestDeadlineSeconds: Double,
+         bodyBudget: Int = 0, returnMemoryAfterBytes: Int = 0) {
         self.onHead = onHead
         self.maxBodyBytes = maxBodyBytes
         self.watch = ConnectionWatch(seconds: requestDeadlineSeconds)
+        self.bodyBudget = bodyBudget
+        self.returnMemoryAfterBytes = returnMemoryAfterBytes
+    }
+
+    /// Takes `bytes` from the budget; false (nothing taken) when they do not fit.
+    func reserve(_ bytes: Int) -> Bool {
+        guard bodyBudget > 0 else { return true }
+        var current = bodiesInFlight.load(ordering: .relaxed)
+        while true {
+            guard bytes <= bodyBudget - current else { return false }
+            let (exchanged, original) = bodiesInFlight.compareExchange(expected: current, desired: current + bytes,
+                                                                       ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            current = original
+        }
+    }
+
+    /// Gives `bytes` back to the budget.
+    func release(_ bytes: Int) {
+        guard bodyBudget > 0, bytes > 0 else { return }
+        bodiesInFlight.subtract(bytes, ordering: .acquiringAndReleasing)
     }
 }

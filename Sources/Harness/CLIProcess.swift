@@ -161,13 +161,15 @@ public struct CLIProcessError: Error, CustomStringConvertible {
 
 extension CLIProcess {
     /// Starts `serve` on a free loopback port (`--listen 127.0.0.1:0` unless `arguments`
-    /// name one) and waits until it listens; returns it with the port it bound.
+    /// name one) and waits until it listens and, unless `ready` is false, has migrated the
+    /// database (`serve.ready`); returns it with the port it bound.
     public static func startServe(_ arguments: [String], environment: [String: String] = [:],
-                                  timeout: TimeInterval = 120) throws -> (serve: Running, port: Int) {
+                                  timeout: TimeInterval = 120, ready: Bool = true) throws -> (serve: Running, port: Int) {
         let listen = arguments.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]
         let serve = try start(["serve"] + listen + arguments, environment: environment)
         guard serve.waitForStderr("serve.listening", timeout: timeout),
-              let match = serve.stderrSoFar.firstMatch(of: /serve\.listening address=[^ ]*:(\d+)/), let port = Int(match.1) else {
+              let match = serve.stderrSoFar.firstMatch(of: /serve\.listening address=[^ ]*:(\d+)/), let port = Int(match.1),
+              !ready || serve.waitForStderr("serve.ready", timeout: timeout) else {
             serve.signal(SIGKILL)
             throw CLIProcessError(message: "serve did not start: \(serve.wait().stderr)")
         }

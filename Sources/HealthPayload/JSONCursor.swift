@@ -18,6 +18,34 @@ struct JSONCursor {
         self.offset = offset
     }
 
+    /// How many elements the array just entered holds, at most `remaining bytes / minimumBytes`
+    /// (the shortest valid element's size): what to reserve before decoding them, so the
+    /// columns hold no growth slack. Counts commas outside strings at the array's own depth; a
+    /// malformed array is refused later by the decoding itself.
+    func elementCount(minimumBytes: Int) -> Int {
+        var depth = 0, commas = 0, any = false, inString = false, escaped = false
+        var k = offset
+        scan: while k < end {
+            let c = b[k]
+            k += 1
+            if inString {
+                if escaped { escaped = false } else if c == 0x5C { escaped = true } else if c == 0x22 { inString = false }
+                continue
+            }
+            switch c {
+            case 0x22: inString = true; any = true
+            case 0x5B, 0x7B: depth += 1; any = true
+            case 0x5D, 0x7D:
+                if depth == 0 { break scan }
+                depth -= 1
+            case 0x2C: if depth == 0 { commas += 1 }
+            case 0x20, 0x0A, 0x0D, 0x09: break
+            default: any = true
+            }
+        }
+        return min(any ? commas + 1 : 0, (end - offset) / max(1, minimumBytes))
+    }
+
     /// Skips JSON whitespace.
     @inline(__always)
     mutating func skipWhitespace() {

@@ -61,7 +61,7 @@ extension PayloadDecoder {
     /// The least the samples of a small body may take, in bytes.
     public static let csvExpansionFloor = 65_536
 
-    static func decodeCSV(_ body: [UInt8]) throws(PayloadError) -> DecodedBody {
+    static func decodeCSV(_ body: [UInt8], latest: Int64) throws(PayloadError) -> DecodedBody {
         try body.withUnsafeBufferPointer { (b) throws(PayloadError) -> DecodedBody in
             var scanner = CSVScanner(start: bodyStart(b))
             var refs: [CSVFieldRef] = []
@@ -86,7 +86,7 @@ extension PayloadDecoder {
             let limit = max(b.count.multipliedReportingOverflow(by: csvMaxExpansion).overflow ? Int.max : b.count * csvMaxExpansion,
                             csvExpansionFloor)
             return try scanner.side.withUnsafeBufferPointer { (side) throws(PayloadError) -> DecodedBody in
-                try decodeCSVRecords(records, refs, CSVFieldBytes(input: b, side: side), expansionLimit: limit)
+                try decodeCSVRecords(records, refs, CSVFieldBytes(input: b, side: side), expansionLimit: limit, latest: latest)
             }
         }
     }
@@ -104,7 +104,7 @@ extension PayloadDecoder {
     }
 
     private static func decodeCSVRecords(_ records: [CSVRawRecord], _ refs: [CSVFieldRef], _ f: CSVFieldBytes,
-                                         expansionLimit: Int) throws(PayloadError) -> DecodedBody {
+                                         expansionLimit: Int, latest: Int64) throws(PayloadError) -> DecodedBody {
         guard let header = records.first else { throw PayloadError("body is empty; expected a CSV header row") }
         let columns = try csvColumns(refs[header.fields].map(f.string), header)
         let width = header.fields.count
@@ -170,7 +170,7 @@ extension PayloadDecoder {
                 nodes = try scratch.withUnsafeBufferPointer { (s) throws(PayloadError) -> [JSONNode] in
                     try JSONParser.parse(s, range: 0..<s.count, reusing: nodes)
                 }
-                reason = scratch.withUnsafeBufferPointer { SampleValidator.reason($0, nodes, 0) }
+                reason = scratch.withUnsafeBufferPointer { SampleValidator.reason($0, nodes, 0, latest: latest) }
             } catch {
                 // Cannot happen: every piece is escaped or a checked number literal. Quarantine rather than crash.
                 reason = "the row could not be turned into a JSON object (\(error.message))"

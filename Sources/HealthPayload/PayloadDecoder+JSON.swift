@@ -26,7 +26,7 @@ enum EnvelopeKey: Int, CaseIterable {
 }
 
 extension PayloadDecoder {
-    static func decodeJSON(_ b: UnsafeBufferPointer<UInt8>) throws(PayloadError) -> DecodedBody {
+    static func decodeJSON(_ b: UnsafeBufferPointer<UInt8>, latest: Int64) throws(PayloadError) -> DecodedBody {
         let start = bodyStart(b)
         if let bad = UTF8Validation.firstInvalidOffset(b, in: start..<b.count) {
             throw PayloadError("body is not valid UTF-8 (byte \(bad))", problem: .invalidJSON)
@@ -120,7 +120,7 @@ extension PayloadDecoder {
             position += 1
             let sample = nodes[s]
             let raw = UnsafeBufferPointer(rebasing: b[sample.start..<sample.end])
-            if let reason = SampleValidator.reason(b, nodes, s) {
+            if let reason = SampleValidator.reason(b, nodes, s, latest: latest) {
                 quarantined.append(QuarantinedSample(position: position, reason: reason, raw: String(decoding: raw, as: UTF8.self)))
             } else {
                 if valid > 0 { out.append(UInt8(ascii: ",")) }

@@ -5,25 +5,28 @@
 /// reason, and the rest of the batch is valid. Valid samples are guaranteed safe for PostgreSQL:
 /// `samplesJSON` casts to `jsonb`, `value`/`durationSeconds`/`distanceMeters`/`activeEnergyKilocalories`
 /// cast to `double precision` and category `value`/`activityType` to `integer`, without error.
+///
+/// `now` (milliseconds since the epoch, the wall clock by default) only decides which instants
+/// are plausible: a sample dated after the day after tomorrow is quarantined (`Plausibility`).
 public enum PayloadDecoder {
     /// One JSON body → `.probe` or `.batches([one batch])`.
-    public static func decode(json body: [UInt8]) throws(PayloadError) -> DecodedBody {
+    public static func decode(json body: [UInt8], now: Int64 = Plausibility.nowMilliseconds()) throws(PayloadError) -> DecodedBody {
         try body.withUnsafeBufferPointer { (b) throws(PayloadError) -> DecodedBody in
-            try decodeJSON(b)
+            try decodeJSON(b, latest: Plausibility.latestMilliseconds(now: now))
         }
     }
 
     /// One CSV document (or several appended bodies from a file) → `.probe` or batches: rows grouped into the batch
     /// they state (exportId + batchSequence), in order of first appearance; records equal to the header row skipped.
-    public static func decode(csv body: [UInt8]) throws(PayloadError) -> DecodedBody {
-        try decodeCSV(body)
+    public static func decode(csv body: [UInt8], now: Int64 = Plausibility.nowMilliseconds()) throws(PayloadError) -> DecodedBody {
+        try decodeCSV(body, latest: Plausibility.latestMilliseconds(now: now))
     }
 
     /// Decodes a body in the given format.
-    public static func decode(_ body: [UInt8], format: PayloadFormat) throws(PayloadError) -> DecodedBody {
+    public static func decode(_ body: [UInt8], format: PayloadFormat, now: Int64 = Plausibility.nowMilliseconds()) throws(PayloadError) -> DecodedBody {
         switch format {
-        case .json: try decode(json: body)
-        case .csv: try decode(csv: body)
+        case .json: try decode(json: body, now: now)
+        case .csv: try decode(csv: body, now: now)
         }
     }
 }

@@ -64,9 +64,12 @@ enum SampleKind {
 ///
 /// The same rules serve JSON samples and the objects built from CSV rows. A nil answer means
 /// valid; otherwise the answer is the quarantine reason, naming the key and what is wrong.
+/// Besides types and shapes: every text that reaches an index at most `TextLimit.maxBytes`
+/// (`type`, `source`, `unit`, `name`, `activityName`), and the values and instants within
+/// `Plausibility`'s bounds, `latest` being the first implausible instant of this decode.
 enum SampleValidator {
     /// The quarantine reason for the value at `nodes[index]`, or nil when it is a valid sample.
-    static func reason(_ b: UnsafeBufferPointer<UInt8>, _ nodes: [JSONNode], _ index: Int) -> String? {
+    static func reason(_ b: UnsafeBufferPointer<UInt8>, _ nodes: [JSONNode], _ index: Int, latest: Int64) -> String? {
         let object = nodes[index]
         guard object.kind == .object else { return "sample is not an object" }
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: SampleKey.allCases.count) { slots in
@@ -81,7 +84,7 @@ enum SampleValidator {
                 if let found { slots[found] = k + 1 }
                 k = nodes[k + 1].after
             }
-            return contractReason(b, nodes, slots) ?? postgresReason(b, nodes, index)
+            return contractReason(b, nodes, slots, latest: latest) ?? postgresReason(b, nodes, index)
         }
     }
 
@@ -92,7 +95,8 @@ enum SampleValidator {
     private static let optionalKeys: [SampleKey] = [.value, .unit, .name, .activityType, .activityName, .durationSeconds, .distanceMeters, .activeEnergyKilocalories]
 
     /// Required keys, their types, and the per-kind rules.
-    private static func contractReason(_ b: UnsafeBufferPointer<UInt8>, _ nodes: [JSONNode], _ slots: UnsafeMutableBufferPointer<Int>) -> String? {
+    private static func contractReason(_ b: UnsafeBufferPointer<UInt8>, _ nodes: [JSONNode], _ slots: UnsafeMutableBufferPointer<Int>,
+                                       latest: Int64) -> String? {
         func node(_ key: SampleKey) -> JSONNode? {
             let slot = slots[key.rawValue]
             return slot < 0 ? nil : nodes[slot]
@@ -103,13 +107,21 @@ enum SampleValidator {
             if n.kind == .null { return "\(key.name) is null" }
             if n.kind != .string { return "\(key.name) is not a string" }
         }
+        for key in [SampleKey.type, .source] {
+            if let reason = lengthReason(b, node(key)!, key) { return reason }
+        }
         let uuid = node(.uuid)!
         let uuidValid = uuid.stringFlags.contains(.escaped)
             ? UUIDText.isValid(JSONParser.decodeString(b, uuid))
             : UUIDText.isValid(b, uuid.contentRange)
         if !uuidValid { return "uuid is not a UUID" }
-        for key in [SampleKey.start, .end] where !isTimestamp(b, node(key)!) {
-            return "\(key.name) is not a timestamp like 2026-08-21T10:25:30.000+02:00"
+        for key in [SampleKey.start, .end] {
+            guard let stamp = timestamp(b, node(key)!) else {
+                return "\(key.name) is not a timestamp like 2026-08-21T10:25:30.000+02:00"
+            }
+            if let reason = Plausibility.instantReason(milliseconds: stamp.millisecondsSinceEpoch, latest: latest) {
+                return "\(key.name) \(reason)"
+            }
         }
         let kindNode = node(.kind)!
         let kind = SampleKind(b, kindNode)
@@ -136,16 +148,20 @@ enum SampleValidator {
             switch key {
             case .unit, .name, .activityName:
                 if n.kind != .string { return "\(key.name) is not a string" }
+                if let reason = lengthReason(b, n, key) { return reason }
             case .activityType:
                 if let reason = int32Reason(b, n, key, keySuffix) { return reason }
             case .durationSeconds, .distanceMeters, .activeEnergyKilocalories:
                 if n.kind != .number { return "\(key.name) is not a number\(keySuffix)" }
                 if let reason = doubleReason(n, key, keySuffix) { return reason }
+                let number = JSONNumber.doubleValue(b, n.start..<n.end)
+                if let reason = Plausibility.valueReason(key.name, number, Plausibility.workoutTotals) { return reason }
             case .value:
                 switch kind {
                 case .quantity:
                     if n.kind != .number { return "value is not a number\(keySuffix)" }
                     if let reason = doubleReason(n, key, keySuffix) { return reason }
+                    if let reason = plausibleValueReason(b, n, type: node(.type)!) { return reason }
                 case .category:
                     if let reason = int32Reason(b, n, key, keySuffix) { return reason }
                 case .workout, .other:
@@ -193,9 +209,28 @@ enum SampleValidator {
         PayloadDecoder.snippet(JSONParser.decodeString(b, key))
     }
 
-    private static func isTimestamp(_ b: UnsafeBufferPointer<UInt8>, _ n: JSONNode) -> Bool {
-        if n.stringFlags.contains(.escaped) { return Timestamp(JSONParser.decodeString(b, n)) != nil }
-        return Timestamp(utf8: UnsafeBufferPointer(rebasing: b[n.contentRange])) != nil
+    private static func timestamp(_ b: UnsafeBufferPointer<UInt8>, _ n: JSONNode) -> Timestamp? {
+        if n.stringFlags.contains(.escaped) { return Timestamp(JSONParser.decodeString(b, n)) }
+        return Timestamp(utf8: UnsafeBufferPointer(rebasing: b[n.contentRange]))
+    }
+
+    /// `source is 2800 bytes, at most 1024` when a string's decoded text is over `TextLimit`.
+    /// Escapes only ever shorten what is written, so a short written text needs no decoding.
+    private static func lengthReason(_ b: UnsafeBufferPointer<UInt8>, _ n: JSONNode, _ key: SampleKey) -> String? {
+        let written = n.contentRange.count
+        guard written > TextLimit.maxBytes else { return nil }
+        let bytes = n.stringFlags.contains(.escaped) ? JSONParser.decodeString(b, n).utf8.count : written
+        return TextLimit.excess(byteCount: bytes).map { "\(key.name) is \($0)" }
+    }
+
+    /// Why a quantity's value is outside its type's plausible range (`Plausibility`), if it is.
+    private static func plausibleValueReason(_ b: UnsafeBufferPointer<UInt8>, _ n: JSONNode, type: JSONNode) -> String? {
+        let range = type.stringFlags.contains(.escaped)
+            ? Plausibility.range(of: JSONParser.decodeString(b, type))
+            : Plausibility.range(of: b, type.contentRange)
+        let value = JSONNumber.doubleValue(b, n.start..<n.end)
+        guard let range, !range.contains(value) else { return nil }
+        return Plausibility.valueReason("value", value, range, of: JSONParser.decodeString(b, type))
     }
 
     /// Why a value cast to PostgreSQL `integer` would fail or mean something else.

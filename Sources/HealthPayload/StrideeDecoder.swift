@@ -12,18 +12,20 @@ public enum StrideeDecoder {
     /// The most items one wellness body may hold; more is `StrideePayloadError.Reason.tooManyItems` (`413`).
     public static let maxWellnessItems = 2000
 
-    /// One `healthkit.v1` body → the workout with its streams and route.
-    public static func decodeWorkout(_ body: [UInt8]) throws(StrideePayloadError) -> StrideeWorkout {
+    /// One `healthkit.v1` body → the workout with its streams and route. `now` (milliseconds
+    /// since the epoch) decides which instants are plausible (`Plausibility`).
+    public static func decodeWorkout(_ body: [UInt8], now: Int64 = Plausibility.nowMilliseconds()) throws(StrideePayloadError) -> StrideeWorkout {
         try body.withUnsafeBufferPointer { (b) throws(StrideePayloadError) -> StrideeWorkout in
-            var decoder = StrideeWorkoutDecoder(b)
+            var decoder = StrideeWorkoutDecoder(b, latest: Plausibility.latestMilliseconds(now: now))
             return try decoder.decode()
         }
     }
 
-    /// One `healthkit.wellness.v1` body → its items, in body order.
-    public static func decodeWellness(_ body: [UInt8]) throws(StrideePayloadError) -> [WellnessItem] {
+    /// One `healthkit.wellness.v1` body → its items, in body order, one per identity (`kind`,
+    /// `startTime`): of items sharing one, the later in the body is kept (as stored).
+    public static func decodeWellness(_ body: [UInt8], now: Int64 = Plausibility.nowMilliseconds()) throws(StrideePayloadError) -> [WellnessItem] {
         try body.withUnsafeBufferPointer { (b) throws(StrideePayloadError) -> [WellnessItem] in
-            var decoder = StrideeWellnessDecoder(b)
+            var decoder = StrideeWellnessDecoder(b, latest: Plausibility.latestMilliseconds(now: now))
             return try decoder.decode()
         }
     }

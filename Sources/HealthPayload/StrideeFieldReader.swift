@@ -1,12 +1,16 @@
 /// Typed reading of one value node for the Stridee decoders, with errors that name the field.
 ///
-/// `path` is an autoclosure: the field's name is only built when something is wrong.
+/// `path` is an autoclosure: the field's name is only built when something is wrong. Every
+/// string is at most `TextLimit.maxBytes` once decoded, and every timestamp a plausible
+/// instant (`Plausibility`: from 1970-01-01 to before `latest`).
 struct StrideeFieldReader {
     /// The bound on any number the warehouse stores (it may be summed).
     static let numberBound = 1e15
 
     /// The whole body the nodes point into.
     let b: UnsafeBufferPointer<UInt8>
+    /// The first implausible instant, milliseconds since the epoch (`Plausibility.latestMilliseconds`).
+    let latest: Int64
 
     /// The text of a node as written, shortened and escaped for a message.
     func literal(_ n: JSONNode) -> String {
@@ -18,7 +22,9 @@ struct StrideeFieldReader {
     func string(_ n: JSONNode, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> String {
         guard n.kind == .string else { throw StrideePayloadError(path: path(), "not a string") }
         try checkEscapes(n, path())
-        return JSONParser.decodeString(b, n)
+        let text = JSONParser.decodeString(b, n)
+        if let excess = TextLimit.excess(text) { throw StrideePayloadError(path: path(), excess) }
+        return text
     }
 
     /// Like `string`, with `null` read as absent.
@@ -67,6 +73,21 @@ struct StrideeFieldReader {
         return value
     }
 
+    /// A number within a plausible range (`Plausibility`): `-5 is outside its plausible range: ≥ 0`.
+    func double(_ n: JSONNode, plausible range: PlausibleRange, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> Double {
+        let value = try double(n, path())
+        guard range.contains(value) else {
+            throw StrideePayloadError(path: path(), "\(literal(n)) is outside its plausible range: \(range)")
+        }
+        return value
+    }
+
+    /// Like `double(_:plausible:_:)`, with `null` read as absent.
+    func optionalDouble(_ n: JSONNode?, plausible range: PlausibleRange, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> Double? {
+        guard let n, n.kind != .null else { return nil }
+        return try double(n, plausible: range, path())
+    }
+
     /// An integer literal that fits `Int32`.
     func int32(_ n: JSONNode, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> Int32 {
         guard n.kind == .number, n.numberInfo.contains(.integer) else { throw StrideePayloadError(path: path(), "not an integer") }
@@ -87,6 +108,9 @@ struct StrideeFieldReader {
             parsed = ISO8601Timestamp(utf8: UnsafeBufferPointer(rebasing: b[n.contentRange]))
         }
         guard let parsed else { throw StrideePayloadError(path: path(), "not an ISO 8601 timestamp") }
+        if let reason = Plausibility.instantReason(microseconds: parsed.microsecondsSinceEpoch, latest: latest) {
+            throw StrideePayloadError(path: path(), "\(literal(n)) \(reason)")
+        }
         return parsed
     }
 

@@ -23,6 +23,8 @@ struct StrideeWellnessDecoder {
     /// What a kind's own field must hold.
     private enum Rule {
         case number, nonNegative, percent, samples, percentSamples, stages
+        /// A number within a plausible range (`Plausibility`).
+        case plausible(PlausibleRange)
     }
 
     /// The seed's fields of each kind ("And then the kind's own fields").
@@ -31,14 +33,14 @@ struct StrideeWellnessDecoder {
         case .daily:
             [(.steps, .nonNegative), (.distanceMeters, .nonNegative), (.activeKilocalories, .nonNegative),
              (.basalKilocalories, .nonNegative), (.flightsClimbed, .nonNegative), (.exerciseMinutes, .nonNegative),
-             (.restingHeartRate, .nonNegative), (.avgHeartRate, .nonNegative), (.minHeartRate, .nonNegative),
-             (.maxHeartRate, .nonNegative)]
+             (.restingHeartRate, .plausible(.heartRate)), (.avgHeartRate, .plausible(.heartRate)),
+             (.minHeartRate, .plausible(.heartRate)), (.maxHeartRate, .plausible(.heartRate))]
         case .sleep: [(.stages, .stages)]
         case .hrv, .respiration: [(.samples, .samples)]
         case .pulseOx: [(.samples, .percentSamples)]
-        case .fitness: [(.vo2Max, .number)]
-        case .bodyComposition: [(.weightKg, .number), (.bodyFatPercent, .percent), (.bodyMassIndex, .number)]
-        case .bloodPressure: [(.systolic, .number), (.diastolic, .number)]
+        case .fitness: [(.vo2Max, .plausible(.positive))]
+        case .bodyComposition: [(.weightKg, .plausible(.positive)), (.bodyFatPercent, .percent), (.bodyMassIndex, .plausible(.positive))]
+        case .bloodPressure: [(.systolic, .plausible(.positive)), (.diastolic, .plausible(.positive))]
         case .skinTemperature: [(.celsius, .number)]
         }
     }
@@ -57,10 +59,10 @@ struct StrideeWellnessDecoder {
     private var slots = [Int](repeating: -1, count: Field.allCases.count)
     private var entrySlots = [Int](repeating: -1, count: 3)
 
-    /// A decoder over one body's bytes.
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// A decoder over one body's bytes; instants from `latest` on are implausible.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, latest: Int64) {
         b = bytes
-        reader = StrideeFieldReader(b: bytes)
+        reader = StrideeFieldReader(b: bytes, latest: latest)
         tape.reserveCapacity(256)
     }
 
@@ -83,7 +85,29 @@ struct StrideeWellnessDecoder {
         }
         try cursor.finish()
         guard let items else { throw StrideePayloadError(path: "items", "missing") }
-        return items
+        return Self.onePerIdentity(items)
+    }
+
+    /// The items with one per identity (`kind`, `startTime` as an instant), as they are stored:
+    /// a later item of an identity takes the place of the earlier one.
+    static func onePerIdentity(_ items: [WellnessItem]) -> [WellnessItem] {
+        struct Identity: Hashable {
+            var kind: WellnessKind
+            var start: Int64
+        }
+        var position: [Identity: Int] = [:]
+        var kept: [WellnessItem] = []
+        kept.reserveCapacity(items.count)
+        for item in items {
+            let identity = Identity(kind: item.kind, start: item.start.microsecondsSinceEpoch)
+            if let earlier = position[identity] {
+                kept[earlier] = item
+            } else {
+                position[identity] = kept.count
+                kept.append(item)
+            }
+        }
+        return kept
     }
 
     /// The `items` array; more than `maxWellnessItems` is `.tooManyItems`, whatever else is wrong.
@@ -169,6 +193,7 @@ struct StrideeWellnessDecoder {
         switch rule {
         case .number: _ = try reader.double(n, path())
         case .nonNegative: _ = try reader.nonNegative(n, path())
+        case .plausible(let range): _ = try reader.double(n, plausible: range, path())
         case .percent: _ = try reader.double(n, in: 0...100, path())
         case .samples, .percentSamples:
             guard n.kind == .array else { throw StrideePayloadError(path: path(), "not an array") }
@@ -181,10 +206,11 @@ struct StrideeWellnessDecoder {
                 guard entrySlots[0] >= 0 else { throw StrideePayloadError(path: "\(path())[\(entry)].t", "missing") }
                 _ = try reader.timestamp(tape[entrySlots[0]], "\(path())[\(entry)].t")
                 guard entrySlots[1] >= 0 else { throw StrideePayloadError(path: "\(path())[\(entry)].v", "missing") }
-                if rule == .percentSamples {
+                if case .percentSamples = rule {
                     _ = try reader.double(tape[entrySlots[1]], in: 0...100, "\(path())[\(entry)].v")
                 } else {
-                    _ = try reader.double(tape[entrySlots[1]], "\(path())[\(entry)].v")
+                    // HRV (SDNN, ms) and respiration (breaths a minute) are never negative.
+                    _ = try reader.nonNegative(tape[entrySlots[1]], "\(path())[\(entry)].v")
                 }
                 k = e.after
                 entry += 1
@@ -235,6 +261,10 @@ struct StrideeWellnessDecoder {
         else { throw StrideePayloadError(path: path(), "not a date like 2026-10-01") }
         guard year >= 1, (1...12).contains(month), day >= 1, day <= Timestamp.daysInMonth(year: year, month: month) else {
             throw StrideePayloadError(path: path(), "\(text) is not a real date")
+        }
+        let midnight = Int64(Timestamp.daysFromCivil(year: year, month: month, day: day)) * 86_400_000
+        if let reason = Plausibility.instantReason(milliseconds: midnight, latest: reader.latest) {
+            throw StrideePayloadError(path: path(), "\(text) \(reason)")
         }
         return text
     }

@@ -49,6 +49,18 @@ public struct StrideeWorkout: Sendable, Equatable {
          ("cycling_cadence", cyclingCadence)]
     }
 
+    /// `streams`, moved out: the workout keeps empty streams, so the caller holds the only copy
+    /// of each and can release its columns as it goes (a store encoding a 30 MiB body).
+    public mutating func takeStreams() -> [(name: String, stream: WorkoutStream)] {
+        defer {
+            heartRate = WorkoutStream()
+            runningPower = WorkoutStream()
+            cyclingPower = WorkoutStream()
+            cyclingCadence = WorkoutStream()
+        }
+        return streams
+    }
+
     /// Creates a workout from its parts.
     public init(
         uuid: String, activityType: Int32, serverType: StrideeServerType, startDate: ISO8601Timestamp,

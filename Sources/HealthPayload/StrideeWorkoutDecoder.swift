@@ -31,10 +31,10 @@ struct StrideeWorkoutDecoder {
     private var tape: [JSONNode] = []
     private var slots: [Int] = Array(repeating: -1, count: PointKey.allCases.count)
 
-    /// A decoder over one body's bytes.
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    /// A decoder over one body's bytes; instants from `latest` on are implausible.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, latest: Int64) {
         b = bytes
-        reader = StrideeFieldReader(b: bytes)
+        reader = StrideeFieldReader(b: bytes, latest: latest)
         tape.reserveCapacity(64)
     }
 
@@ -62,7 +62,8 @@ struct StrideeWorkoutDecoder {
             switch key {
             case .heartRate, .runningPower, .cyclingPower, .cyclingCadence:
                 let slot = key!.rawValue - Key.heartRate.rawValue
-                streams[slot] = try decodeStream("\(key!)", &cursor)
+                let range = key == .heartRate ? PlausibleRange.heartRate : Plausibility.powerAndCadence
+                streams[slot] = try decodeStream("\(key!)", range, &cursor)
                 continue
             case .route:
                 route = try decodeRoute(&cursor)
@@ -103,9 +104,9 @@ struct StrideeWorkoutDecoder {
             case .deviceName:
                 deviceName = try reader.optionalString(value, "deviceName")
             case .totalDistanceMeters:
-                totalDistanceMeters = try reader.optionalDouble(value, "totalDistanceMeters")
+                totalDistanceMeters = try reader.optionalDouble(value, plausible: Plausibility.workoutTotals, "totalDistanceMeters")
             case .totalEnergyKcal:
-                totalEnergyKcal = try reader.optionalDouble(value, "totalEnergyKcal")
+                totalEnergyKcal = try reader.optionalDouble(value, plausible: Plausibility.workoutTotals, "totalEnergyKcal")
             case nil:
                 try reader.checkEscapes(keyNode, StrideeDecoder.keyName(reader, keyNode))
             case .heartRate, .runningPower, .cyclingPower, .cyclingCadence, .route:
@@ -144,11 +145,15 @@ struct StrideeWorkoutDecoder {
         return false
     }
 
-    /// A `[{t, v}]` stream, sorted by time.
-    private mutating func decodeStream(_ name: String, _ cursor: inout JSONCursor) throws(StrideePayloadError) -> WorkoutStream {
+    /// A `[{t, v}]` stream, sorted by time, its values within `range`.
+    private mutating func decodeStream(_ name: String, _ range: PlausibleRange, _ cursor: inout JSONCursor) throws(StrideePayloadError) -> WorkoutStream {
         guard try enterArray(name, &cursor) else { return WorkoutStream() }
+        // `{"t":"2026-10-01T06:02:12Z","v":0}`: 34 bytes at least.
+        let expected = cursor.elementCount(minimumBytes: 34)
         var times: [Int64] = []
         var values: [Double] = []
+        times.reserveCapacity(expected)
+        values.reserveCapacity(expected)
         var sorted = true
         var index = 0
         var isFirst = true
@@ -158,7 +163,7 @@ struct StrideeWorkoutDecoder {
             reader.resolve(tape, object: 0, SampleKey.table, into: &slots)
             let t = try time(slots[SampleKey.t.rawValue], "\(name)[\(index)].t")
             guard slots[SampleKey.v.rawValue] >= 0 else { throw StrideePayloadError(path: "\(name)[\(index)].v", "missing") }
-            let v = try reader.double(tape[slots[SampleKey.v.rawValue]], "\(name)[\(index)].v")
+            let v = try reader.double(tape[slots[SampleKey.v.rawValue]], plausible: range, "\(name)[\(index)].v")
             if let last = times.last, t < last { sorted = false }
             times.append(t)
             values.append(v)
@@ -172,6 +177,8 @@ struct StrideeWorkoutDecoder {
     private mutating func decodeRoute(_ cursor: inout JSONCursor) throws(StrideePayloadError) -> WorkoutRoute {
         var route = WorkoutRoute()
         guard try enterArray("route", &cursor) else { return route }
+        // `{"t":"2026-10-01T06:02:12Z","lat":0,"lon":0}`: 44 bytes at least.
+        route.reserveCapacity(cursor.elementCount(minimumBytes: 44))
         var sorted = true
         var index = 0
         var isFirst = true

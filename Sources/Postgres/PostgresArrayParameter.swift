@@ -14,28 +14,28 @@ public struct PostgresArrayParameter: PostgresBindable {
 
     /// `float8[]` (OID 1022) of the values; NaN and ±infinity travel as PostgreSQL's own.
     public static func float8(_ values: [Double]) -> PostgresArrayParameter {
-        PostgresArrayParameter(arrayOID: 1022, elementOID: 701, count: values.count, nulls: false) { index in
+        PostgresArrayParameter(arrayOID: 1022, elementOID: 701, count: values.count, nullCount: 0) { index in
             values[index].bitPattern
         }
     }
 
     /// `float8[]` (OID 1022) with `nil` elements sent as SQL NULL.
     public static func float8(_ values: [Double?]) -> PostgresArrayParameter {
-        PostgresArrayParameter(arrayOID: 1022, elementOID: 701, count: values.count, nulls: values.contains(nil)) { index in
+        PostgresArrayParameter(arrayOID: 1022, elementOID: 701, count: values.count, nullCount: values.count(where: { $0 == nil })) { index in
             values[index]?.bitPattern
         }
     }
 
     /// `int8[]` (OID 1016) of the values.
     public static func int8(_ values: [Int64]) -> PostgresArrayParameter {
-        PostgresArrayParameter(arrayOID: 1016, elementOID: 20, count: values.count, nulls: false) { index in
+        PostgresArrayParameter(arrayOID: 1016, elementOID: 20, count: values.count, nullCount: 0) { index in
             UInt64(bitPattern: values[index])
         }
     }
 
     /// `int8[]` (OID 1016) with `nil` elements sent as SQL NULL.
     public static func int8(_ values: [Int64?]) -> PostgresArrayParameter {
-        PostgresArrayParameter(arrayOID: 1016, elementOID: 20, count: values.count, nulls: values.contains(nil)) { index in
+        PostgresArrayParameter(arrayOID: 1016, elementOID: 20, count: values.count, nullCount: values.count(where: { $0 == nil })) { index in
             values[index].map { UInt64(bitPattern: $0) }
         }
     }
@@ -45,14 +45,14 @@ public struct PostgresArrayParameter: PostgresBindable {
     /// Instants are shifted to PostgreSQL's epoch, 2000-01-01 (946,684,800 s later). Values the
     /// shift would overflow are outside what `timestamptz` holds, and the server refuses them.
     public static func timestamptz(microsecondsSinceEpoch values: [Int64]) -> PostgresArrayParameter {
-        PostgresArrayParameter(arrayOID: 1185, elementOID: 1184, count: values.count, nulls: false) { index in
+        PostgresArrayParameter(arrayOID: 1185, elementOID: 1184, count: values.count, nullCount: 0) { index in
             UInt64(bitPattern: values[index] &- postgresEpochMicroseconds)
         }
     }
 
     /// `timestamptz[]` (OID 1185) with `nil` elements sent as SQL NULL.
     public static func timestamptz(microsecondsSinceEpoch values: [Int64?]) -> PostgresArrayParameter {
-        PostgresArrayParameter(arrayOID: 1185, elementOID: 1184, count: values.count, nulls: values.contains(nil)) { index in
+        PostgresArrayParameter(arrayOID: 1185, elementOID: 1184, count: values.count, nullCount: values.count(where: { $0 == nil })) { index in
             values[index].map { UInt64(bitPattern: $0 &- postgresEpochMicroseconds) }
         }
     }
@@ -101,18 +101,21 @@ public struct PostgresArrayParameter: PostgresBindable {
         postgresParameter = PostgresParameter(bytes: bytes, format: .binary, typeOID: arrayOID)
     }
 
-    /// Encodes `count` eight-byte elements; `element(i)` is the i-th value's bits, or nil for NULL.
-    private init(arrayOID: UInt32, elementOID: UInt32, count: Int, nulls: Bool, element: (Int) -> UInt64?) {
+    /// Encodes `count` eight-byte elements, `nullCount` of them NULL; `element(i)` is the i-th
+    /// value's bits, or nil for NULL. The bytes are allocated at their exact size and written
+    /// once (a NULL takes 4 bytes, a value 12): a route of 650,000 points is ~40 MB of these.
+    private init(arrayOID: UInt32, elementOID: UInt32, count: Int, nullCount: Int, element: (Int) -> UInt64?) {
         let header = count == 0 ? 12 : 20
-        var bytes = [UInt8](repeating: 0, count: header + count * 12)
         var used = 0
-        bytes.withUnsafeMutableBytes { raw in
+        let bytes = [UInt8](unsafeUninitializedCapacity: header + count * 4 + (count - nullCount) * 8) { buffer, initialized in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
             func put32(_ value: UInt32) {
                 raw.storeBytes(of: value.bigEndian, toByteOffset: used, as: UInt32.self)
                 used += 4
             }
+            defer { initialized = used }
             put32(count == 0 ? 0 : 1)
-            put32(nulls ? 1 : 0)
+            put32(nullCount > 0 ? 1 : 0)
             put32(elementOID)
             guard count > 0 else { return }
             put32(UInt32(count))
@@ -127,7 +130,7 @@ public struct PostgresArrayParameter: PostgresBindable {
                 }
             }
         }
-        bytes.removeLast(bytes.count - used)
+        precondition(used == bytes.count, "nullCount is the number of nil elements")
         postgresParameter = PostgresParameter(bytes: bytes, format: .binary, typeOID: arrayOID)
     }
 }

@@ -12,6 +12,11 @@ public final class PostgresConnection: @unchecked Sendable {
     private var sentCount = 0
     private var sentCountAtMark = 0
 
+    /// The most parameter bytes one statement on this connection has sent. libpq keeps its
+    /// output buffer at the size of the largest message until the connection closes, so a pool
+    /// closes a connection that sent a large one rather than keep that memory (`PostgresPool`).
+    public private(set) var largestStatementBytes = 0
+
     /// Opens a connection from a connection string.
     ///
     /// - Parameter connectionString: a libpq keyword string (`host=… dbname=…`) or URI
@@ -113,31 +118,54 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(kind: .connectionLost, message: "the connection is closed")
         }
         let params = parameters.map { $0?.postgresParameter }
-        let (count, checkedLengths) = try Self.libpqSizes(params.map { $0?.bytes.count ?? 0 })
+        let sizes = params.map { $0?.bytes.count ?? 0 }
+        let (count, checkedLengths) = try Self.libpqSizes(sizes)
         var lengths = checkedLengths
         var types = params.map { $0?.typeOID ?? 0 }
         var formats = params.map { $0?.format.rawValue ?? 0 }
-        // One allocation per parameter, freed when the call returns; text parameters need a
-        // NUL terminator, binary ones are read by length.
-        var buffers: [UnsafeMutablePointer<CChar>?] = params.map { param in
-            guard let param else { return nil }
-            let p = UnsafeMutablePointer<CChar>.allocate(capacity: param.bytes.count + 1)
-            param.bytes.withUnsafeBufferPointer { src in
-                src.withMemoryRebound(to: CChar.self) { s in
-                    if let base = s.baseAddress { p.initialize(from: base, count: s.count) }
-                }
-            }
-            p[param.bytes.count] = 0
-            return p
-        }
-        defer { for b in buffers { b?.deallocate() } }
-        let dispatched: Int32 = buffers.withUnsafeMutableBufferPointer { values in
-            values.withMemoryRebound(to: UnsafePointer<CChar>?.self) { v in
+        largestStatementBytes = max(largestStatementBytes, sizes.reduce(0, +))
+        // Binary parameters are read by length straight from their own storage (a workout's
+        // arrays are tens of MB: no copy); only text ones get a NUL-terminated copy.
+        let dispatched: Int32 = Self.withValuePointers(params, from: 0, into: []) { values in
+            values.withUnsafeBufferPointer { v in
                 PQsendQueryParams(handle, sql, count, &types, v.baseAddress, &lengths, &formats, 0)
             }
         }
         return try finish(dispatched: dispatched)
     }
+
+    /// Calls `body` with a pointer to each parameter's bytes (nil for SQL NULL), valid for the
+    /// call: a binary parameter's own storage, a text parameter's NUL-terminated copy.
+    private static func withValuePointers<R>(_ params: [PostgresParameter?], from index: Int, into pointers: [UnsafePointer<CChar>?],
+                                             _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        guard index < params.count else { return body(pointers) }
+        guard let param = params[index] else { return withValuePointers(params, from: index + 1, into: pointers + [nil], body) }
+        if param.format == .binary {
+            return param.bytes.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    // An empty binary value still needs a non-NULL pointer (NULL means SQL NULL).
+                    let pointer = chars.baseAddress.map(UnsafePointer.init) ?? emptyValue
+                    return withValuePointers(params, from: index + 1, into: pointers + [pointer], body)
+                }
+            }
+        }
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: param.bytes.count + 1)
+        defer { copy.deallocate() }
+        param.bytes.withUnsafeBufferPointer { src in
+            src.withMemoryRebound(to: CChar.self) { s in
+                if let base = s.baseAddress { copy.initialize(from: base, count: s.count) }
+            }
+        }
+        copy[param.bytes.count] = 0
+        return withValuePointers(params, from: index + 1, into: pointers + [UnsafePointer(copy)], body)
+    }
+
+    /// A valid pointer for a binary parameter of no bytes.
+    nonisolated(unsafe) private static let emptyValue: UnsafePointer<CChar> = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return UnsafePointer(pointer)
+    }()
 
     /// The parameter count and lengths as libpq's 32-bit integers; a size that does not fit
     /// throws `parameterTooLarge` instead of trapping.

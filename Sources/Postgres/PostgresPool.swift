@@ -166,9 +166,14 @@ public final class PostgresPool: @unchecked Sendable {
         }
     }
 
+    /// A connection that sent a statement with more parameter bytes than this is closed when
+    /// it comes back instead of kept idle: libpq would hold a buffer that large until then (a
+    /// Stridee workout of tens of MB, on each of the pool's connections in turn).
+    public static let largeStatementBytes = 2 * 1_048_576
+
     private func release(_ connection: PostgresConnection) {
         if connection.isInTransaction { connection.rollbackQuietly() }
-        guard connection.isIdleAndHealthy else { return discard(connection) }
+        guard connection.isIdleAndHealthy, connection.largestStatementBytes <= Self.largeStatementBytes else { return discard(connection) }
         condition.lock()
         if closed {
             open -= 1

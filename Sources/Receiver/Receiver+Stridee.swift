@@ -46,16 +46,18 @@ extension Receiver {
                 let decoded = timing.measure(\.decodeMilliseconds) {
                     Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWorkout(body) }
                 }
-                let workout: StrideeWorkout
-                switch decoded {
+                var workout: StrideeWorkout?
+                switch consume decoded {
                 case .success(let value): workout = value
                 case .failure(let error): return .strideeRejected(error)
                 }
+                let uuid = workout!.uuid, digest = SHA256.hash(body)
+                // Handed over, not copied: the store releases each decoded column once it is encoded.
                 let result = try timing.measure(\.storeMilliseconds) {
-                    try stridee.storeWorkout(workout, person: person, connect: connect, bodySHA256: SHA256.hash(body))
+                    try stridee.storeWorkout(workout.take()!, person: person, connect: connect, bodySHA256: digest)
                 }
                 switch result {
-                case .stored, .unchanged: return .workoutAccepted(uuid: workout.uuid)
+                case .stored, .unchanged: return .workoutAccepted(uuid: uuid)
                 case .notConnected: return .notConnected
                 }
             case .wellness:

@@ -2,6 +2,7 @@ import Foundation
 import HealthPayload
 import HTTPServer
 import Postgres
+import Synchronization
 import Warehouse
 
 /// Turns a request into a stored batch and a status code: credential → person, content
@@ -18,17 +19,40 @@ public final class Receiver: Sendable {
     let stridee: StrideeStore
     let tokens: TokenStore
     let configuration: ReceiverConfiguration
+    /// False while `serve` is still migrating the database: every request is then `503` with
+    /// `Retry-After` (`/healthz` included), and nothing touches the database.
+    private let ready: Atomic<Bool>
 
-    public init(pool: PostgresPool, configuration: ReceiverConfiguration = ReceiverConfiguration()) {
+    /// A receiver over `pool`; with `ready` false it answers `503` until `markReady()`.
+    public init(pool: PostgresPool, configuration: ReceiverConfiguration = ReceiverConfiguration(), ready: Bool = true) {
         self.pool = pool
         self.store = BatchStore(pool: pool)
         self.stridee = StrideeStore(pool: pool)
         self.tokens = TokenStore(pool: pool)
         self.configuration = configuration
+        self.ready = Atomic(ready)
     }
 
-    /// Header names a reverse proxy adds (RFC 7239 and the two common de facto ones).
-    static let forwardingHeaders = ["Forwarded", "X-Forwarded-For", "X-Real-IP"]
+    /// The database is migrated: requests are served from now on.
+    public func markReady() {
+        ready.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// True once `markReady` was called: the database is migrated.
+    public var isReady: Bool { ready.load(ordering: .sequentiallyConsistent) }
+
+    /// Header names a reverse proxy or CDN adds (RFC 7239's `Forwarded`, RFC 9110's `Via`, and
+    /// the de facto ones of nginx, Cloudflare, Akamai and others), lower case; besides these,
+    /// any `X-Forwarded-…` (CONTRACT.md §1).
+    static let forwardingHeaders: Set<String> = ["forwarded", "via", "x-real-ip", "cf-connecting-ip", "true-client-ip", "x-client-ip"]
+
+    /// True when a request carries any header a proxy in front of it would have added.
+    static func isForwarded(_ headers: HTTPHeaders) -> Bool {
+        headers.fields.contains { field in
+            let name = field.name.lowercased()
+            return forwardingHeaders.contains(name) || name.hasPrefix("x-forwarded-")
+        }
+    }
 
     /// Decides on a request from its header fields alone (the server's `onHead`): answers
     /// `GET`s, refusals (401, 403, 405, 409, 415) and database trouble at once, and accepts a
@@ -86,6 +110,7 @@ public final class Receiver: Sendable {
 
     func decide(_ head: HTTPRequestHead, person: inout String?) -> HeadOutcome {
         let method = head.method.uppercased()
+        guard ready.load(ordering: .sequentiallyConsistent) else { return .answer(.migrating) }
         do {
             // The Stridee paths first: every other path keeps the healthd rules below.
             if let route = StrideeRoute.match(head.path) {
@@ -187,7 +212,7 @@ public final class Receiver: Sendable {
             return .person(person)
         }
         if try tokens.anyMinted() { return .missingOrWrong }
-        if Self.forwardingHeaders.contains(where: { headers[$0] != nil }) { return .forwardedWithoutTokens }
+        if Self.isForwarded(headers) { return .forwardedWithoutTokens }
         return .person(PersonName.defaultPerson)
     }
 

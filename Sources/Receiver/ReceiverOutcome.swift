@@ -10,6 +10,8 @@ enum ReceiverOutcome {
     case stats(json: String)
     case healthy
     case unhealthy
+    /// `serve` is listening but still migrating the database.
+    case migrating
     /// A method the path does not answer; `allow` lists those it does.
     case methodNotAllowed(allow: [String])
     case unauthorized
@@ -49,6 +51,9 @@ enum ReceiverOutcome {
             return .json(status: 200, #"{"database":"up"}"#)
         case .unhealthy:
             return .json(status: 503, #"{"database":"down"}"#, headers: [("Retry-After", "60")])
+        case .migrating:
+            return .json(status: 503, #"{"database":"migrating","error":"the database is being migrated; retry later"}"#,
+                         headers: [("Retry-After", "60")])
         case .methodNotAllowed(let allow):
             let message = allow == ["POST"] ? "use POST to send a batch" : "use " + allow.joined(separator: ", ") + " on this path"
             return .json(status: 405, Self.error(message), headers: [("Allow", allow.joined(separator: ", "))])
@@ -56,7 +61,7 @@ enum ReceiverOutcome {
             return .json(status: 401, Self.error("missing or wrong credential"))
         case .forwardedWithoutTokens:
             return .json(status: 401, Self.error(
-                "this request came through a reverse proxy (Forwarded, X-Forwarded-For or X-Real-IP) and no token exists: "
+                "this request came through a reverse proxy (it carries Forwarded, Via, X-Forwarded-…, X-Real-IP or the like) and no token exists: "
                     + "mint one with `health-warehouse token create --person NAME` and send it with every request"))
         case .unsupportedMediaType(let type):
             return .json(status: 415, Self.error("Content-Type must be application/json or text/csv, got \(type ?? "none")"))

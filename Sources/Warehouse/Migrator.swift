@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Postgres
 
@@ -63,6 +64,8 @@ public enum MigrationError: Error, CustomStringConvertible {
     case missing(version: Int, name: String)
     /// A file's SQL failed; nothing of this run was kept.
     case failed(file: String, error: PostgresError)
+    /// Asked to stop while waiting for readers' locks; nothing of this run was kept.
+    case stopped
 
     public var description: String {
         switch self {
@@ -72,6 +75,8 @@ public enum MigrationError: Error, CustomStringConvertible {
             return "migration \(version) (\(name)) was applied to this database but is not in this binary; run the binary that applied it, or a newer one"
         case .failed(let file, let error):
             return "migration \(file) failed and nothing of this run was kept: \(error)"
+        case .stopped:
+            return "stopped while waiting for readers to release what the migration replaces; nothing of this run was kept"
         }
     }
 }
@@ -88,16 +93,33 @@ public struct MigrationStatus: Sendable {
 
 /// Applies the embedded files to a database in one transaction: pending versioned migrations
 /// in version order, then every repeatable file whose content differs from the one applied
-/// (every repeatable file, when a versioned one was applied), in name order. Two processes starting at once serialize on a lock of the bookkeeping
-/// table, so each file is applied exactly once.
+/// (every repeatable file, when a versioned one was applied), in name order. Two processes
+/// starting at once serialize on a lock of the bookkeeping table, so each file is applied
+/// exactly once.
+///
+/// Readers (dashboards) may hold the relations a migration replaces, for as long as their
+/// transaction lasts. So before applying anything, one statement takes every relation of
+/// `health` and `health_store` at once, waiting at most `lockWait` — less than PostgreSQL's
+/// `deadlock_timeout`, so the migrator gives up before a waiting reader could be chosen as a
+/// deadlock's victim (40P01) — and holding nothing a reader wants while it waits, so no
+/// reader is held up behind it for longer than that. When the locks are not all free, it
+/// rolls back, says on stderr who holds what (`migrate.waiting`), and tries again after a
+/// back-off (doubling up to `maxBackoff`); any other lock wait of the transaction gives up at
+/// `lockWait` too and is retried the same way.
 public struct Migrator: Sendable {
     /// Every file, in the order they are applied.
     public let migrations: [Migration]
+    /// Seconds one attempt may wait for its locks (capped at half of `deadlock_timeout`).
+    public var lockWait: Double
+    /// The longest pause between two attempts, in seconds.
+    public var maxBackoff: Double
 
-    public init(migrations: [Migration] = Migration.embedded) {
+    public init(migrations: [Migration] = Migration.embedded, lockWait: Double = 0.5, maxBackoff: Double = 10) {
         let versioned = migrations.filter { !$0.isRepeatable }.sorted { $0.version! < $1.version! }
         let repeatable = migrations.filter(\.isRepeatable).sorted { $0.name < $1.name }
         self.migrations = versioned + repeatable
+        self.lockWait = lockWait
+        self.maxBackoff = maxBackoff
     }
 
     /// The versioned migrations.
@@ -110,10 +132,32 @@ public struct Migrator: Sendable {
     // login can reach.
     static let lockKey: Int64 = 0x6877_6d69_6772_6174
 
-    /// Applies what is pending, in one transaction, and returns the files applied now.
+    /// Applies what is pending, in one transaction, and returns the files applied now; while
+    /// readers hold what it must replace, waits for them as the type's summary says. Throws
+    /// `MigrationError.stopped` when `shouldStop` turns true between attempts.
     @discardableResult
-    public func migrate(_ connection: PostgresConnection) throws -> [Migration] {
-        try connection.withTransaction { conn in
+    public func migrate(_ connection: PostgresConnection, shouldStop: () -> Bool = { false }) throws -> [Migration] {
+        var pause = min(0.25, maxBackoff)
+        while true {
+            do {
+                return try connection.withTransaction { try apply($0) }
+            } catch let busy as LocksBusy {
+                try reportWait(busy, on: connection, retryIn: pause)
+            } catch MigrationError.failed(let file, let error) where error.sqlState == "55P03" || error.sqlState == "40P01" {
+                try reportWait(LocksBusy(during: file), on: connection, retryIn: pause)
+            }
+            let resume = DispatchTime.now().uptimeNanoseconds + UInt64(pause * 1e9)
+            while DispatchTime.now().uptimeNanoseconds < resume {
+                if shouldStop() { throw MigrationError.stopped }
+                usleep(20_000)
+            }
+            pause = min(pause * 2, maxBackoff)
+        }
+    }
+
+    /// One attempt, inside its transaction.
+    private func apply(_ conn: PostgresConnection) throws -> [Migration] {
+        do {
             let applied = try lockAndRead(conn)
             let versionedPending = versioned.filter { applied.versioned[$0.version!] == nil }
             // A versioned file may drop or reshape what definitions depend on: after one, every
@@ -121,6 +165,8 @@ public struct Migrator: Sendable {
             let pending = versionedPending + repeatable.filter { migration in
                 !versionedPending.isEmpty || applied.repeatable[migration.name]?.sha256 != migration.sha256
             }
+            if pending.isEmpty { return [] }
+            try lockRelations(conn)
             for migration in pending {
                 do {
                     try conn.execute(script: migration.sql)
@@ -148,6 +194,61 @@ public struct Migrator: Sendable {
                 }
             }
             return pending
+        }
+    }
+
+    /// The locks were not all free within `lockWait`; `during` names the file that waited, or
+    /// nil for the up-front lock of every relation.
+    struct LocksBusy: Error {
+        var during: String?
+    }
+
+    /// Takes every relation of the two schemas in `ACCESS EXCLUSIVE` mode in one statement,
+    /// waiting at most `lockWait` in all, then leaves `lock_timeout` at `lockWait` for the rest
+    /// of the transaction. Relations are named by a query, so new tables and views count.
+    private func lockRelations(_ conn: PostgresConnection) throws {
+        let deadlock = try conn.query("SELECT extract(epoch FROM current_setting('deadlock_timeout')::interval)::float8")
+            .first?.decode(0, as: Double.self) ?? 1
+        let wait = Int((min(lockWait, deadlock / 2) * 1000).rounded(.down))
+        let names = try conn.query("""
+            SELECT format('%I.%I', n.nspname, c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname IN ('health', 'health_store') AND c.relkind IN ('r', 'p', 'v', 'm') ORDER BY c.oid
+            """).compactMap { $0[0] }
+        let previous = try conn.query("SELECT current_setting('statement_timeout')").first?[0] ?? "0"
+        try conn.query("SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $1, true)", ["\(max(1, wait))ms"])
+        if !names.isEmpty {
+            do {
+                try conn.execute(script: "LOCK TABLE " + names.joined(separator: ", ") + " IN ACCESS EXCLUSIVE MODE")
+            } catch let error as PostgresError where error.sqlState == "57014" || error.sqlState == "55P03" || error.sqlState == "40P01" {
+                throw LocksBusy(during: nil)
+            }
+        }
+        try conn.query("SELECT set_config('statement_timeout', $1, true)", [previous])
+    }
+
+    /// Says on stderr, once per wait, which sessions hold relations of the two schemas
+    /// (process id, login, application, state, how long their transaction has been open):
+    /// never their queries. Leaves the connection idle.
+    private func reportWait(_ busy: LocksBusy, on connection: PostgresConnection, retryIn pause: Double) throws {
+        let holders = try connection.query("""
+            SELECT l.pid, coalesce(a.usename, '?'), coalesce(nullif(a.application_name, ''), '-'), coalesce(a.state, '?'),
+                   coalesce(extract(epoch FROM clock_timestamp() - a.xact_start)::int::text, '?'),
+                   string_agg(DISTINCT format('%s.%s', n.nspname, c.relname), ',')
+            FROM pg_locks l
+            JOIN pg_class c ON c.oid = l.relation
+            JOIN pg_namespace n ON n.oid = c.relnamespace
+            LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+            WHERE n.nspname IN ('health', 'health_store') AND c.relkind IN ('r', 'p', 'v', 'm') AND l.granted AND l.pid <> pg_backend_pid()
+            GROUP BY 1, 2, 3, 4, 5 ORDER BY 1
+            """)
+        let wait = busy.during.map { "a lock \($0) needs" } ?? "the locks of the objects it replaces"
+        if holders.isEmpty {
+            Log.event("migrate.waiting", ["for": wait, "retry_in_s": pause])
+        }
+        for row in holders {
+            Log.event("migrate.waiting", ["for": wait, "pid": row[0] ?? "?", "user": row[1] ?? "?", "application": row[2] ?? "-",
+                                          "state": row[3] ?? "?", "transaction_s": row[4] ?? "?", "holds": row[5] ?? "",
+                                          "retry_in_s": pause])
         }
     }
 

@@ -64,17 +64,22 @@ public struct StrideeStore: Sendable {
     /// `connect` is true for a relay push (`/v1/accounts/{id}/…`), which connects the person;
     /// a device push (false) needs an active connection. `bodySHA256` tells a resend of the
     /// same bytes from a changed copy.
-    public func storeWorkout(_ workout: StrideeWorkout, person: String, connect: Bool,
+    ///
+    /// The workout is consumed: each decoded column is released as soon as it is encoded, so
+    /// a 30 MiB body's columns and their encoding are never held whole at once (issue 21.3).
+    public func storeWorkout(_ workout: consuming StrideeWorkout, person: String, connect: Bool,
                              bodySHA256: [UInt8]) throws -> StrideePushResult {
         var parameters: [(any PostgresBindable)?] = [person, connect, PostgresBinaryText(workout.headerJSON), PostgresBytea(bodySHA256)]
         var streams: [String] = []
-        for (name, stream) in workout.streams {
+        // Taken out of the workout, so each stream's columns are released once encoded.
+        var taken = workout.takeStreams()
+        for k in taken.indices {
             let n = parameters.count
             streams.append("ROW($\(n + 1), $\(n + 2), $\(n + 3))::health_store.workout_stream")
-            parameters += [name, PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: stream.times),
-                           PostgresArrayParameter.float8(stream.values)]
+            parameters.append(taken[k].name)
+            parameters += Self.arrayParameters(&taken[k].stream)
         }
-        let route = Self.routeRow(workout.route, after: &parameters)
+        let route = Self.routeRow(taking: &workout.route, after: &parameters)
         parameters.append(Date())
         // One statement, a transaction of its own (on Citus, one call on the person's worker).
         let outcome: String? = try pool.withConnection { connection in
@@ -90,15 +95,42 @@ public struct StrideeStore: Sendable {
     /// are appended to `parameters`. Stridee bodies and the Health app's export both store routes
     /// through it.
     public static func routeRow(_ route: WorkoutRoute, after parameters: inout [(any PostgresBindable)?]) -> String {
+        var route = route
+        return routeRow(taking: &route, after: &parameters)
+    }
+
+    /// `routeRow`, releasing each of `route`'s columns once it is encoded (when the caller holds
+    /// the only copy, its memory goes at once): a dense 30 MiB route is ~70 MB of columns.
+    public static func routeRow(taking route: inout WorkoutRoute, after parameters: inout [(any PostgresBindable)?]) -> String {
         let n = parameters.count
-        parameters += [
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: route.times),
-            PostgresArrayParameter.float8(route.latitudes), PostgresArrayParameter.float8(route.longitudes),
-            PostgresArrayParameter.float8(route.altitudes), PostgresArrayParameter.float8(route.speeds),
-            PostgresArrayParameter.float8(route.courses), PostgresArrayParameter.float8(route.horizontalAccuracies),
-            PostgresArrayParameter.float8(route.verticalAccuracies),
-        ]
+        parameters += arrayParameters(&route)
         return "ROW(" + (n + 1...n + 8).map { "$\($0)" }.joined(separator: ", ") + ")::health_store.workout_route"
+    }
+
+    /// A stream as its two array parameters (`timestamptz[]`, `float8[]`), each column released
+    /// once encoded.
+    static func arrayParameters(_ stream: inout WorkoutStream) -> [(any PostgresBindable)?] {
+        let times = PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: stream.times)
+        stream.times = []
+        let values = PostgresArrayParameter.float8(stream.values)
+        stream.values = []
+        return [times, values]
+    }
+
+    /// A route as its eight array parameters (`t`, `lat`, `lon`, then the optional columns), each
+    /// column released once encoded.
+    static func arrayParameters(_ route: inout WorkoutRoute) -> [(any PostgresBindable)?] {
+        var out: [(any PostgresBindable)?] = [PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: route.times)]
+        route.times = []
+        for column in [\WorkoutRoute.latitudes, \.longitudes] {
+            out.append(PostgresArrayParameter.float8(route[keyPath: column]))
+            route[keyPath: column] = []
+        }
+        for column in [\WorkoutRoute.altitudes, \.speeds, \.courses, \.horizontalAccuracies, \.verticalAccuracies] {
+            out.append(PostgresArrayParameter.float8(route[keyPath: column]))
+            route[keyPath: column] = []
+        }
+        return out
     }
 
     /// Stores the items of one decoded `healthkit.wellness.v1` body of `person`, each replacing

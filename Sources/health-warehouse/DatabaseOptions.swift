@@ -69,11 +69,12 @@ struct DatabaseOptions {
         }
     }
 
-    /// Applies pending migrations, printing what it applied on stderr.
-    func runMigrations(_ connectionString: String) throws {
+    /// Applies pending migrations, printing what it applied on stderr; while readers hold
+    /// what they replace, waits (saying so) until they let go or `shouldStop` turns true.
+    func runMigrations(_ connectionString: String, shouldStop: () -> Bool = { false }) throws {
         let connection = try PostgresConnection(connectionString: connectionString)
         defer { connection.close() }
-        for migration in try Migrator().migrate(connection) {
+        for migration in try Migrator().migrate(connection, shouldStop: shouldStop) {
             printError("migrated \(migration.fileName)")
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPServer
 import Postgres
 import Receiver
+import Synchronization
 import Warehouse
 import WebUI
 
@@ -34,6 +35,10 @@ struct ServeCommand: Command {
                                  value is the token)
           --max-body SIZE        largest healthd body accepted, e.g. 4MiB (default); larger
                                  gets 413 (the Stridee paths keep their own limits)
+          --body-budget SIZE     the most body bytes all requests in flight may hold at once
+                                 (default 64MiB, at least 32MiB and --max-body); a body beyond
+                                 it gets 503 with Retry-After and is sent again later, so
+                                 memory stays bounded whatever clients send at once
           --pool-size N          database connections (default 8)
           --connection-limit N   HTTP connections at once (default 64)
           --per-address-limit N  HTTP connections at once from one client address (default
@@ -60,6 +65,7 @@ struct ServeCommand: Command {
     var address: ListenAddress
     var authHeader: String
     var maxBody: Int
+    var bodyBudget: Int
     var poolSize: Int
     var connectionLimit: Int
     var perAddressLimit: Int
@@ -72,7 +78,7 @@ struct ServeCommand: Command {
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["insecure-no-auth"],
                                          options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union([
-                                             "listen", "auth-header", "max-body", "pool-size", "connection-limit", "per-address-limit",
+                                             "listen", "auth-header", "max-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
                                              "timeout", "request-deadline"]))
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "serve takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
@@ -91,6 +97,13 @@ struct ServeCommand: Command {
             throw UsageError(message: "--max-body must be a size from 1KiB to 1GiB such as 4MiB, got \"\(maxBodyText)\"", command: Self.name)
         }
         maxBody = size
+        let budgetText = parsed.value("body-budget") ?? "64MiB"
+        let floor = max(size, 32 * 1_048_576)
+        guard let budget = ByteSize.parse(budgetText), budget >= floor, budget <= 1 << 34 else {
+            throw UsageError(message: "--body-budget must be a size from \(floor >> 20)MiB (the largest body a path takes) to 16GiB such as 64MiB, got \"\(budgetText)\"",
+                             command: Self.name)
+        }
+        bodyBudget = budget
         poolSize = try parsed.integer("pool-size", default: 8, range: 1...100, command: Self.name)
         connectionLimit = try parsed.integer("connection-limit", default: 64, range: 1...10_000, command: Self.name)
         perAddressLimit = try parsed.integer("per-address-limit", default: 16, range: 0...10_000, command: Self.name)
@@ -105,31 +118,38 @@ struct ServeCommand: Command {
     /// `serve --tls-cert` exists: set it from that flag then.
     var listensWithTLS: Bool { false }
 
+    /// Listens first, then migrates (answering `503` meanwhile, `/healthz` and the page
+    /// included), then takes batches: an upgrade waiting for a dashboard's transaction never
+    /// leaves the port closed.
     func run() throws -> Int32 {
-        try database.withDatabase(migrate: true) { url in
+        try database.withDatabase(migrate: false) { url in
             let pool = PostgresPool(connectionString: url, maxConnections: poolSize,
                                     sessionSettings: writerTimeouts.sessionSettings)
             defer { pool.close() }
-            let minted = try TokenStore(pool: pool).anyMinted()
+            let minted = try Self.anyTokenMinted(pool)
             if !minted && !address.isLoopback && !insecureNoAuth {
                 throw CommandFailure(
                     message: "refusing to listen on \(address) with no token minted: anyone who can reach it could write health data",
                     hint: "mint one with `health-warehouse token create --person NAME`, or pass --insecure-no-auth")
             }
-            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader))
+            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader), ready: false)
             let readerPool = WebUI.readerPool(connectionString: url)
             defer { readerPool.close() }
             let page = WebUI(tokenPool: pool, readerPool: readerPool,
                              configuration: WebUIConfiguration(secureCookies: listensWithTLS, openWithoutTokens: address.isLoopback))
-            if let problem = page.checkReader() { Log.event("ui.unavailable", ["reason": problem]) }
-            // Paths under /ui are the page's, before the receiver's any-path rule (CONTRACT.md §8).
+            // Paths under /ui are the page's, before the receiver's any-path rule (CONTRACT.md §8);
+            // until migrated, the receiver answers everything with 503.
             let server = HTTPServer(configuration: HTTPServerConfiguration(
                 address: address, maxBodyBytes: maxBody, connectionLimit: connectionLimit,
                 perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
-                requestDeadlineSeconds: Double(requestDeadline)), onHead: { page.admit($0) ?? receiver.admit($0) })
+                requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
+                returnMemoryAfterBytes: Self.returnMemoryAfterBytes),
+                onHead: { head in receiver.isReady ? (page.admit(head) ?? receiver.admit(head)) : receiver.admit(head) })
             let stopped = DispatchSemaphore(value: 0)
+            let stopping = Atomic<Bool>(false)
             Shutdown.shared.takeOver { signal in
                 Log.event("serve.stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "in_flight": server.requestsInFlight])
+                stopping.store(true, ordering: .sequentiallyConsistent)
                 server.stop(graceSeconds: 30)
                 stopped.signal()
             }
@@ -140,12 +160,36 @@ struct ServeCommand: Command {
             }
             Log.event("serve.listening", ["address": "\(address.host):\(server.boundPort)",
                                           "auth": minted ? "tokens" : "none (person default)",
-                                          "auth_header": authHeader, "max_body": maxBody,
+                                          "auth_header": authHeader, "max_body": maxBody, "body_budget": bodyBudget,
                                           "lock_timeout_ms": Int((writerTimeouts.lock * 1000).rounded()),
                                           "statement_timeout_ms": Int((writerTimeouts.statement * 1000).rounded())])
+            do {
+                try database.runMigrations(url, shouldStop: { stopping.load(ordering: .sequentiallyConsistent) })
+            } catch MigrationError.stopped {
+                stopped.wait()
+                return 0
+            } catch {
+                server.stop(graceSeconds: 0)
+                throw error
+            }
+            if let problem = page.checkReader() { Log.event("ui.unavailable", ["reason": problem]) }
+            receiver.markReady()
+            Log.event("serve.ready")
             stopped.wait()
             Log.event("serve.stopped")
             return 0
         }
+    }
+
+    /// Bodies of 1 MiB or more give their memory back once answered (`malloc_trim`), and
+    /// buffers that large are mappings of their own, unmapped when freed.
+    static let returnMemoryAfterBytes = 1_048_576
+
+    /// Whether any token was ever minted; false on a database not yet migrated at all.
+    static func anyTokenMinted(_ pool: PostgresPool) throws -> Bool {
+        let exists = try pool.withConnection { conn in
+            try conn.query("SELECT to_regclass('health_store.tokens') IS NOT NULL").first?.decode(0, as: Bool.self) ?? false
+        }
+        return try exists && TokenStore(pool: pool).anyMinted()
     }
 }

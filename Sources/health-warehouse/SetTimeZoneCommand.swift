@@ -1,4 +1,5 @@
 import Foundation
+import HealthPayload
 import Postgres
 import Warehouse
 
@@ -28,6 +29,9 @@ struct SetTimeZoneCommand: Command {
             throw UsageError(message: "set-time-zone needs exactly one time zone, e.g. Europe/Berlin", command: Self.name)
         }
         timeZone = parsed.positionals[0]
+        if let excess = TextLimit.excess(timeZone) {
+            throw UsageError(message: "the time zone is \(excess); use an IANA name such as Europe/Berlin", command: Self.name)
+        }
         person = parsed.value("person") ?? PersonName.defaultPerson
         do { try PersonName.validate(person) } catch { throw UsageError(message: "\(error)", command: Self.name) }
         database = DatabaseOptions(parsed)

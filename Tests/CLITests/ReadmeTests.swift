@@ -50,7 +50,7 @@ struct ReadmeTests {
             serve.signal(SIGTERM)
             _ = serve.wait()
         }
-        #expect(serve.waitForStderr("serve.listening", timeout: 120), "\(serve.stderrSoFar)")
+        #expect(serve.waitForStderr("serve.ready", timeout: 120), "\(serve.stderrSoFar)")
         let port = try #require(serve.stderrSoFar.firstMatch(of: /serve\.listening address=[^ ]*:(\d+)/)?.1)
 
         let posted = try shell(curl.replacingOccurrences(of: "127.0.0.1:8080", with: "127.0.0.1:\(port)"), in: folder)

@@ -401,6 +401,9 @@ struct ComposeTests {
         let exposing = try Repository.text("docs/exposing.md")
         #expect(exposing.contains("reverse_proxy 127.0.0.1:8080"))
         #expect(exposing.contains("proxy_pass http://127.0.0.1:8080;"))
+        // A Stridee workout may be 30 MiB; the proxies' own 413 is never retried (issue 21.7).
+        #expect(exposing.contains("@stridee path /v1/device/apple/* /v1/accounts/*") && exposing.contains("max_size 32MiB"))
+        #expect(exposing.contains("location ~ ^/v1/(device/apple|accounts)/ {\n        client_max_body_size 32m;"))
         let docker = try Repository.text("docs/docker.md")
         #expect(docker.contains("(exposing.md)"))
         #expect(docker.contains("`127.0.0.1`") && docker.contains("WAREHOUSE_BIND"))
@@ -439,9 +442,19 @@ struct ComposeTests {
             #expect(!refused.output.contains("started"))
         }
         // Real passwords pass, and the command runs with its arguments.
-        let accepted = try Self.runRefusePlaceholders(["PGPASSWORD": "x7Gq2vLr9", "GRAFANA_ADMIN_PASSWORD": "it's change-me later"])
+        let accepted = try Self.runRefusePlaceholders(["PGPASSWORD": "x7Gq2vLr9", "GRAFANA_ADMIN_PASSWORD": "chance-me-not 4Hq"])
         #expect(accepted.status == 0)
         #expect(accepted.output == "started now\n")
+    }
+
+    @Test("the placeholder check refuses every case and spelling of changeme, wherever it stands in the value", arguments: [
+        "changeme", "CHANGEME", "change-me", "change_me", "Change Me", "ChangeMe123", "change.me", "please-change-me", "it's change-me later",
+        "CHANGE-ME-database-superuser",
+    ])
+    func placeholderSpellings(password: String) throws {
+        let refused = try Self.runRefusePlaceholders(["OWNER_PASSWORD": password])
+        #expect(refused.status == 78, "\(password)")
+        #expect(refused.output.contains("OWNER_PASSWORD") && !refused.output.contains(password))
     }
 
     /// Runs deploy/postgres/owner-role.sh against a test database as its superuser.

@@ -160,8 +160,9 @@ struct StrideeWellnessTests {
     @Test("final absent or null is true; id and endTime are optional")
     func optionalCommonFields() throws {
         let items = try wellness(StrideeBody.wellness([
-            StrideeBody.item("fitness", ["final": nil, "endTime": nil, "tzOffsetSeconds": nil]),
-            StrideeBody.item("fitness", ["final": "null", "endTime": "null", "tzOffsetSeconds": "null", "id": "null"]),
+            StrideeBody.item("fitness", ["final": nil, "endTime": nil, "tzOffsetSeconds": nil, "startTime": "\"2026-09-30T20:00:00Z\""]),
+            StrideeBody.item("fitness", ["final": "null", "endTime": "null", "tzOffsetSeconds": "null", "id": "null",
+                                         "startTime": "\"2026-09-30T21:00:00Z\""]),
             StrideeBody.item("fitness", ["final": "false", "id": #""0A4C2C36-9B0E-4F59-8D63-6D1B3B4A7E10""#, "tzOffsetSeconds": "-64800"]),
         ]))
         #expect(items.map(\.isFinal) == [true, true, false])
@@ -185,7 +186,11 @@ struct StrideeWellnessTests {
     @Test("2,000 items decode; 2,001 is tooManyItems, even when an item is also bad")
     func itemLimit() throws {
         let item = StrideeBody.item("fitness", ["vo2Max": "44"])
-        let atLimit = try wellness(StrideeBody.wellness(Array(repeating: item, count: 2000)))
+        // 2,000 identities: one item a second.
+        let distinct = (0..<2000).map { k in
+            StrideeBody.item("fitness", ["vo2Max": "44", "startTime": "\"2026-09-29T00:\(Self.two(k / 60)):\(Self.two(k % 60))Z\""])
+        }
+        let atLimit = try wellness(StrideeBody.wellness(distinct))
         #expect(atLimit.count == 2000)
 
         let over = try #require(wellnessError(StrideeBody.wellness(Array(repeating: item, count: 2001))))
@@ -213,5 +218,18 @@ struct StrideeWellnessTests {
     func topLevelExtras() throws {
         #expect(try wellness(#"{"sdk":{"version":"1.2"},"items":[],"pages":[1,2]}"#).isEmpty)
         #expect(wellnessError(#"{"sdk":{"version":},"items":[]}"#)?.description.hasPrefix("not valid JSON at byte 18") == true)
+    }
+
+    static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
+
+    @Test("items sharing an identity (kind, startTime as an instant) are one item, the later in the body kept in the earlier's place")
+    func onePerIdentity() throws {
+        let items = try wellness(StrideeBody.wellness([
+            StrideeBody.item("fitness", ["vo2Max": "40"]),
+            StrideeBody.item("daily", ["steps": "10"]),
+            StrideeBody.item("fitness", ["vo2Max": "41", "startTime": "\"2026-10-01T00:00:00+02:00\""]),
+        ]))
+        #expect(items.map(\.kind) == [.fitness, .daily])
+        #expect(items.first?.json.contains("\"vo2Max\":41") == true)
     }
 }

@@ -33,14 +33,16 @@ struct ReceiverAdmissionTests {
         }
     }
 
-    @Test("a request forwarded by a proxy while no token exists gets 401 with a hint to mint one; with a token it is stored",
-          arguments: ["Forwarded", "X-Forwarded-For", "X-Real-IP"])
+    @Test("a request forwarded by a proxy while no token exists gets 401 with a hint to mint one, on healthd's and Stridee's paths; with a token it is stored",
+          arguments: ["Forwarded", "X-Forwarded-For", "X-Real-IP", "Via", "X-Forwarded-Host", "X-Forwarded-Proto", "x-forwarded-port",
+                      "X-Forwarded-Anything", "CF-Connecting-IP", "True-Client-IP", "X-Client-IP"])
     func forwardedWithoutTokens(header: String) throws {
         try withReceiver { receiver, db in
             let body = try Bodies.fixture("contract-example.json")
-            let forwarded = [(name: header, value: header == "Forwarded" ? "for=203.0.113.7" : "203.0.113.7")]
+            let forwarded = [(name: header, value: header == "Forwarded" ? "for=203.0.113.7" : header == "Via" ? "1.1 proxy.example" : "203.0.113.7")]
             let answer = try receiver.post(body, headers: forwarded)
             #expect(answer.status == 401)
+            #expect(try receiver.post(Array(StrideeBody.workout().utf8), headers: forwarded, path: "/v1/accounts/default/apple/workouts").status == 401)
             let hint = json(answer)["error"] as? String ?? ""
             #expect(hint.contains("reverse proxy"))
             #expect(hint.contains("health-warehouse token create --person NAME"))

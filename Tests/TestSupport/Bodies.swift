@@ -42,6 +42,15 @@ public enum Bodies {
         return Array(String(decoding: body, as: UTF8.self).replacingOccurrences(of: "\"schemaVersion\":1,", with: "\"schemaVersion\":\(schemaVersion),").utf8)
     }
 
+    /// The envelope `json(samples:)` writes, for other encodings of the same batch.
+    public static func envelope(exportId: String = "6C7F1E22-1B3D-4A5E-9F00-2C1D4E5A6B70", sequence: Int = 1) -> DemoEnvelope {
+        let stamp = instant("2026-08-21T12:00:00.000+02:00"), dayBefore = instant("2026-08-20T12:00:00.000+02:00")
+        return DemoEnvelope(exportId: exportId, generatedAt: stamp.millisecondsSinceEpoch, batchSequence: sequence, isFinalBatch: true,
+                            basis: "window", windowStart: dayBefore.millisecondsSinceEpoch, windowEnd: stamp.millisecondsSinceEpoch,
+                            occasionStart: dayBefore.millisecondsSinceEpoch, occasionEnd: stamp.millisecondsSinceEpoch,
+                            offsetMinutes: stamp.offsetMinutes)
+    }
+
     /// A timestamp in the reference's shape, parsed (tests pass only valid ones).
     public static func instant(_ text: String) -> Timestamp {
         guard let stamp = Timestamp(text) else { preconditionFailure("not a timestamp like 2026-08-21T10:25:30.000+02:00: \(text)") }

@@ -59,4 +59,15 @@ int CMicroHTTPD_client_address(struct MHD_Connection *connection,
 /// MHD_get_connection_info.
 int CMicroHTTPD_connection_socket(struct MHD_Connection *connection);
 
+/// The server's memory, which Swift cannot reach (glibc's <malloc.h> is not in its Glibc
+/// module). Makes every allocation of at least `bytes` a mapping of its own, returned to the
+/// system when freed: mallopt(M_MMAP_THRESHOLD), which also stops glibc from raising that
+/// threshold after each large free (its default: a freed 30 MiB body would make every later
+/// buffer up to 32 MiB come from the heap and stay there). Returns 1 on success.
+int CMicroHTTPD_map_allocations_from(size_t bytes);
+
+/// Returns the free memory of every malloc arena to the system (glibc malloc_trim(0)).
+/// Returns 1 when some was released.
+int CMicroHTTPD_trim_memory(void);
+
 #endif
