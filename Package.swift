@@ -29,15 +29,20 @@ let package = Package(
         .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload"]),
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "Hashing"],
                 plugins: ["EmbedMigrations"]),
-        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres"]),
-        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Postgres", "Hashing", "CZlib"]),
-        // The Health app's export (export.zip, its folder, export.xml) read as a stream into the same pipeline.
-        .target(name: "AppleExport", dependencies: ["CXML2", "CZip", "Warehouse", "HealthPayload", "Postgres", "Hashing", "Backlog"]),
+        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres", "Hashing"]),
+        // Backlog files read into healthd batches (walked, inflated, split, decoded); no database
+        // (Warehouse only for the ledger's value types).
+        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Hashing", "CZlib"]),
+        // The Health app's export (export.zip, its folder, export.xml) read as a stream into batches: a pure reader.
+        .target(name: "AppleExport", dependencies: ["CXML2", "CZip", "HealthPayload", "Hashing"]),
+        // The one pipeline of the ways in that read files (ingest, import-apple-health): reading thread,
+        // bounded queue, groups of batches per transaction, the ledger.
+        .target(name: "Pipeline", dependencies: ["Warehouse", "Backlog", "AppleExport", "HealthPayload", "Postgres"]),
         // Realistic demo bodies for `generate`, tests and benchmarks: pure, seeded, no I/O.
         .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing"]),
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData",
-                                         "AppleExport"]),
+                                         "AppleExport", "Pipeline", "Hashing"]),
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
@@ -45,7 +50,8 @@ let package = Package(
 
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",
-                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness", "AppleExport"],
+                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness", "AppleExport",
+                                         "Pipeline", "Hashing"],
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
@@ -56,17 +62,17 @@ let package = Package(
         .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "DemoData", "TestSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport"]),
+        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport", "Hashing"]),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport"]),
-        .testTarget(name: "BacklogTests", dependencies: ["Backlog", "DemoData", "Warehouse", "Postgres", "HealthPayload", "TestSupport",
-                                                         "Receiver", "HTTPServer"]),
+        .testTarget(name: "BacklogTests", dependencies: ["Backlog", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload",
+                                                         "TestSupport", "Receiver", "HTTPServer", "Hashing"]),
         // The export reader against a hand-written fixture and the real exports in ../shared/external.
-        .testTarget(name: "AppleExportTests", dependencies: ["AppleExport", "DemoData", "Warehouse", "Postgres", "HealthPayload",
+        .testTarget(name: "AppleExportTests", dependencies: ["AppleExport", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload",
                                                              "Hashing", "TestSupport", "health-warehouse"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse"]),
+        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse", "Hashing"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
-        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData",
+        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData", "Hashing",
                                                             "health-warehouse", "CYAML"]),
     ],
     swiftLanguageModes: [.v6]

@@ -3,6 +3,7 @@ import DemoData
 import Foundation
 import Harness
 import HealthPayload
+import Pipeline
 import Postgres
 import Warehouse
 

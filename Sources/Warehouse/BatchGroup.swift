@@ -24,8 +24,6 @@ public final class BatchGroup {
     let started = DispatchTime.now().uptimeNanoseconds
     /// Samples stored in the group so far (as the steps reported them).
     public private(set) var samples = 0
-    /// Steps that succeeded in the group so far.
-    public private(set) var steps = 0
 
     /// Opens a group's transaction on `connection`.
     public init(on connection: PostgresConnection) throws {
@@ -46,7 +44,6 @@ public final class BatchGroup {
     public func step<T>(samples: Int = 0, _ body: (PostgresConnection) throws -> T) throws -> T {
         let value = try connection.withSavepoint(body)
         self.samples += samples
-        steps += 1
         return value
     }
 
@@ -73,12 +70,10 @@ public final class PooledBatchGroups {
     let pool: PostgresPool
     private var open: (group: BatchGroup, connection: PostgresConnection)?
 
+    /// Groups on connections of `pool`, one at a time.
     public init(pool: PostgresPool) {
         self.pool = pool
     }
-
-    /// True while a group is open (steps stored and not yet committed or dropped).
-    public var isOpen: Bool { open != nil }
 
     /// Runs one step in the open group, opening one first if none is.
     @discardableResult

@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Postgres
 
 /// One SQL file compiled into the binary: a versioned migration (`migrations/NNNN_name.sql`,

@@ -1,5 +1,6 @@
 import Backlog
 import Foundation
+import Pipeline
 import Postgres
 import Synchronization
 import Warehouse
