@@ -46,6 +46,12 @@ public struct ExportBatch: Sendable {
 
     var units: Int { sampleCount + summaryCount }
 
+    /// What a route point takes in memory: a time, two coordinates and five optional numbers.
+    static let routePointBytes = 3 * 8 + 5 * MemoryLayout<Double?>.stride
+
+    /// The memory its samples, summaries and routes take, roughly.
+    var bytes: Int { samples.bytes.count + summaries.bytes.count + routePoints * Self.routePointBytes }
+
     mutating func add(_ sample: MappedSample) {
         samples.raw(sample.json)
         sampleCount += 1
@@ -98,7 +104,11 @@ public struct ExportNumbering: Sendable {
 final class ExportBatcher {
     /// Samples and summaries per batch (the reference's batch size).
     static let maxUnits = 1000
-    /// Route points per batch before it is cut early (a batch of long rides stays small).
+    /// Memory a batch's samples, summaries and routes may take before it is cut early (a batch
+    /// of long rides or of records full of metadata stays small).
+    static let maxBytes = 8 << 20
+    /// Route points one workout may have, its inline points and route files together (55 hours
+    /// at one a second): a route file that would take it beyond is skipped and named.
     static let maxRoutePoints = 200_000
 
     private let mapper: ExportMapper
@@ -173,7 +183,7 @@ final class ExportBatcher {
             batch.lineEnd = s.line
         }
         batch.itemsEnd = position
-        if batch.units >= Self.maxUnits || batch.routePoints >= Self.maxRoutePoints { cut() }
+        if batch.units >= Self.maxUnits || batch.bytes >= Self.maxBytes { cut() }
     }
 
     /// The end of the document: the last batch goes (also when empty, so the end is recorded).
@@ -203,29 +213,28 @@ final class ExportBatcher {
         skipped(SkippedElement(name: name, line: line, reason: reason))
     }
 
-    /// The workout's route: its inline points and the points of every route file it names, in
-    /// time order. A file the export lacks or that cannot be read is skipped and named; the
-    /// workout is kept.
+    /// The workout's route: its inline points and the points of every route file it names
+    /// (each file once, however it is spelled), in time order. A file the export lacks, that
+    /// lies outside it, that cannot be read or that would take the route past
+    /// `maxRoutePoints` is skipped and named; the workout is kept.
     private func route(of w: ExportWorkout, uuid: String) -> WorkoutRoute? {
         var route = w.inlineRoute
+        var read: Set<ExportSource.Referenced> = []
         for file in w.routeFiles {
+            let located = source.locate(file)
+            guard read.insert(located).inserted else { continue }
             do {
-                guard let stream = try source.openReferenced(file) else {
+                switch located {
+                case .missing:
                     skip("route \(file)", w.line, "the export holds no such file; the workout is kept without it")
-                    continue
-                }
-                switch try GPXReader.read(stream, name: file) {
-                case .success(let points):
-                    route.times += points.times
-                    route.latitudes += points.latitudes
-                    route.longitudes += points.longitudes
-                    route.altitudes += points.altitudes
-                    route.speeds += points.speeds
-                    route.courses += points.courses
-                    route.horizontalAccuracies += points.horizontalAccuracies
-                    route.verticalAccuracies += points.verticalAccuracies
-                case .failure(let f):
-                    skip("route \(file)", w.line, f.reason + "; the workout is kept without it")
+                case .outside:
+                    skip("route \(file)", w.line, "the path leads out of the export's folder; the workout is kept without it")
+                case .entry, .file:
+                    guard let stream = try source.open(located) else { continue }
+                    switch try GPXReader.read(stream, name: file, maxPoints: Self.maxRoutePoints - route.count) {
+                    case .success(let points): route.append(points)
+                    case .failure(let f): skip("route \(file)", w.line, f.reason + "; the workout is kept without it")
+                    }
                 }
             } catch {
                 skip("route \(file)", w.line, error.message + "; the workout is kept without it")

@@ -35,19 +35,17 @@ public final class ExportReader: @unchecked Sendable {
                                     skipped: onSkipped, send: send)
         let reader = ExportDocumentReader(onExportDate: batcher.noteExportDate, emit: batcher.take)
         let parser = XMLStreamParser(handler: reader, name: source.documentName, restartRoot: "HealthData")
-        var filter = ExportInputFilter()
         var read: Int64 = 0
         try stream.forEachChunk { chunk in
-            parser.feed(filter.filter(chunk))
+            parser.feed(chunk)
             read += Int64(chunk.count)
             onProgress(read)
             return batcher.open
         }
         guard batcher.open else { return false }
-        parser.feed(filter.flush())
         parser.finish()
-        reader.documentEnded(atLine: Int(filter.lines))
-        controlCharacters = filter.replacedControls
+        reader.documentEnded(atLine: parser.inputLines)
+        controlCharacters = parser.controlCharacters
         batcher.finish()
         return batcher.open
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A bounded blocking queue between the reading thread and the storing one (ingest, import-apple-health).
+/// A bounded blocking queue between the pipeline's reading thread and its storing one.
 public final class WorkQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
@@ -57,12 +57,5 @@ public final class WorkQueue<Element>: @unchecked Sendable {
         }
         condition.broadcast()
         return item
-    }
-
-    /// True once `close` was called.
-    var isClosed: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return closed
     }
 }
