@@ -12,8 +12,8 @@ build: deps
 run: build
 	.build/release/health-warehouse serve $(ARGS)
 
-# The CLI tests run the built binary, so build everything first; then a bounded, seeded
-# libFuzzer run over the JSON and CSV decoders.
+# The CLI tests run the built binary, so build everything first; then bounded, seeded
+# libFuzzer runs over the JSON and CSV decoders and over the export reader.
 test: deps
 	swift build --build-tests
 	swift test --skip-build
@@ -21,6 +21,7 @@ test: deps
 
 fuzz:
 	RUNS=$${RUNS:-100000} bash scripts/fuzz-payload.sh -seed=1
+	RUNS=$${EXPORT_RUNS:-20000} bash scripts/fuzz-export.sh -seed=1
 
 # Figures next to same-run baselines (docs/benchmarks.md), on a throwaway cluster with
 # PostgreSQL's default durability (fsync on): the receiver section (serve vs the bare upsert,

@@ -35,6 +35,8 @@ let package = Package(
         .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Hashing", "CZlib"]),
         // The Health app's export (export.zip, its folder, export.xml) read as a stream into batches: a pure reader.
         .target(name: "AppleExport", dependencies: ["CXML2", "CZip", "HealthPayload", "Hashing"]),
+        // libFuzzer harness for the export reader (scripts/fuzz-export.sh); a corpus replayer without -DFUZZING.
+        .executableTarget(name: "ExportFuzzer", dependencies: ["AppleExport", "HealthPayload"]),
         // The one pipeline of the ways in that read files (ingest, import-apple-health): reading thread,
         // bounded queue, groups of batches per transaction, the ledger.
         .target(name: "Pipeline", dependencies: ["Warehouse", "Backlog", "AppleExport", "HealthPayload", "Postgres"]),

@@ -32,10 +32,11 @@ final class GPXReader: XMLEventHandler {
     private enum Field { case ele, time, speed, course, hAcc, vAcc }
 
     /// The route in `stream` (at most `maxPoints` points), or why it cannot be read.
-    static func read(_ stream: ByteStream, name: String, maxPoints: Int) throws(AppleExportError) -> Result<WorkoutRoute, MappingFailure> {
+    static func read(_ stream: ByteStream, name: String, maxPoints: Int,
+                     chunkSize: Int = 256 << 10) throws(AppleExportError) -> Result<WorkoutRoute, MappingFailure> {
         let reader = GPXReader(maxPoints: maxPoints)
         let parser = XMLStreamParser(handler: reader, text: true, name: name)
-        try stream.forEachChunk { chunk in
+        try stream.forEachChunk(size: chunkSize) { chunk in
             parser.feed(chunk)
             return reader.problem == nil
         }
