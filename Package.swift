@@ -20,11 +20,13 @@ let package = Package(
         .executableTarget(name: "EmbedMigrationsTool"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
 
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // Calendar dates and day counts, converted in one place (timestamps, PostgreSQL's text forms, demo data).
+        .target(name: "Civil"),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "Civil"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // SHA-256 over libcrypto, for every module that hashes (tokens, bodies, files, migrations, demo ids).
         .target(name: "Hashing", dependencies: ["CCrypto"]),
-        .target(name: "HealthPayload"),
+        .target(name: "HealthPayload", dependencies: ["Civil"]),
         // libFuzzer harness for HealthPayload (scripts/fuzz-payload.sh); a corpus replayer without -DFUZZING.
         .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload"]),
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "Hashing"],
@@ -41,10 +43,10 @@ let package = Package(
         // bounded queue, groups of batches per transaction, the ledger.
         .target(name: "Pipeline", dependencies: ["Warehouse", "Backlog", "AppleExport", "HealthPayload", "Postgres"]),
         // Realistic demo bodies for `generate`, tests and benchmarks: pure, seeded, no I/O.
-        .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing"]),
+        .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing", "Civil"]),
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData",
-                                         "AppleExport", "Pipeline", "Hashing"]),
+                                         "AppleExport", "Pipeline", "Hashing", "Civil"]),
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
@@ -53,28 +55,28 @@ let package = Package(
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness", "AppleExport",
-                                         "Pipeline", "Hashing"],
+                                         "Pipeline", "Hashing", "Civil"],
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
         // libyaml reads compose.yaml and the Grafana provisioning files in DeploymentTests.
         .systemLibrary(name: "CYAML", path: "Tests/CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .target(name: "TestSupport", dependencies: ["Harness", "DemoData", "HealthPayload", "Postgres", "Warehouse"], path: "Tests/TestSupport"),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "DemoData", "TestSupport"],
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport", "Civil"]),
+        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "DemoData", "TestSupport", "Civil"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport", "Hashing"]),
+        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport", "Hashing", "Civil"]),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport"]),
         .testTarget(name: "BacklogTests", dependencies: ["Backlog", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload",
-                                                         "TestSupport", "Receiver", "HTTPServer", "Hashing"]),
+                                                         "TestSupport", "Receiver", "HTTPServer", "Hashing", "Civil"]),
         // The export reader against a hand-written fixture and the real exports in ../shared/external.
-        .testTarget(name: "AppleExportTests", dependencies: ["AppleExport", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload",
+        .testTarget(name: "AppleExportTests", dependencies: ["AppleExport", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload", "Civil",
                                                              "Hashing", "TestSupport", "health-warehouse"],
                     exclude: ["Fixtures"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse", "Hashing"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
-        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData", "Hashing",
+        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData", "Hashing", "Civil",
                                                             "health-warehouse", "CYAML"]),
     ],
     swiftLanguageModes: [.v6]

@@ -32,6 +32,6 @@ public struct FileIdentity: Sendable {
 
     /// The modification time in ISO 8601 (UTC): the generatedAt of an export without an ExportDate.
     public var modifiedText: String {
-        ISO8601Timestamp(microsecondsSinceEpoch: modifiedNanoseconds / 1000, offsetSeconds: 0).description
+        Timestamp(microsecondsSinceEpoch: modifiedNanoseconds / 1000, offsetSeconds: 0).description
     }
 }

@@ -1,3 +1,4 @@
+import Civil
 /// Decodes one `healthkit.wellness.v1` body (seed "`healthkit.wellness.v1` — a batch of
 /// summaries", CONTRACT §4 "Wellness"): every item checked, one bad item refuses the body.
 ///
@@ -233,7 +234,7 @@ struct StrideeWellnessDecoder {
         guard digits.count == 10, digits[4] == UInt8(ascii: "-"), digits[7] == UInt8(ascii: "-"),
               let year = number(0..<4), let month = number(5..<7), let day = number(8..<10)
         else { throw StrideePayloadError(path: path(), "not a date like 2026-10-01") }
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= Timestamp.daysInMonth(year: year, month: month) else {
+        guard year >= 1, (1...12).contains(month), day >= 1, day <= CivilDate.daysInMonth(year: year, month: month) else {
             throw StrideePayloadError(path: path(), "\(text) is not a real date")
         }
         return text

@@ -1,20 +1,38 @@
-/// An instant in the reference's one timestamp shape: `2026-08-21T10:25:30.000+02:00` or `2026-08-21T08:25:30.000Z`.
+import Civil
+
+/// An instant with the UTC offset it was written in: the one timestamp type of every format the
+/// warehouse reads. Parsed from the reference's one shape (healthd: `init(_:)`,
+/// `init(utf8:)`), from ISO 8601 as the Stridee formats write it (`init(iso8601:)`,
+/// `Timestamp+ISO8601.swift`), and from the Health app export's shapes (`ExportTimestamp`,
+/// which also keeps its text in the reference's shape).
 ///
-/// Exactly three fractional digits; a numeric offset with a colon, or `Z`. Ranges are checked
-/// (month 01–12, days per month with leap years, hour 00–23, minute and second 00–59, year
-/// 0001–9999 — PostgreSQL has no year 0 — and an offset of at most ±15:59, PostgreSQL's limit).
-/// A hand-rolled parser costs tens of nanoseconds; `ISO8601DateFormatter` measured ~37 µs a stamp here.
+/// The reference's shape: `2026-08-21T10:25:30.000+02:00` or `2026-08-21T08:25:30.000Z`, exactly
+/// three fractional digits; a numeric offset with a colon, or `Z`. Ranges are checked (month
+/// 01–12, days per month with leap years, hour 00–23, minute and second 00–59, year 0001–9999 —
+/// PostgreSQL has no year 0 — and an offset of at most ±15:59, PostgreSQL's limit). A
+/// hand-rolled parser costs tens of nanoseconds; `ISO8601DateFormatter` measured ~37 µs a stamp here.
 public struct Timestamp: Sendable, Hashable {
-    /// Milliseconds since 1970-01-01T00:00:00Z.
-    public var millisecondsSinceEpoch: Int64
-    /// The written UTC offset in minutes, east positive (`+02:00` → 120, `Z` → 0). It decides the day when no time zone is set.
-    public var offsetMinutes: Int
+    /// Microseconds since 1970-01-01T00:00:00Z.
+    public var microsecondsSinceEpoch: Int64
+    /// The written UTC offset in seconds, east positive (`+02:00` → 7200, `Z` → 0). It decides
+    /// the day when no time zone is set.
+    public var offsetSeconds: Int32
 
     /// Creates a timestamp from its parts.
-    public init(millisecondsSinceEpoch: Int64, offsetMinutes: Int) {
-        self.millisecondsSinceEpoch = millisecondsSinceEpoch
-        self.offsetMinutes = offsetMinutes
+    public init(microsecondsSinceEpoch: Int64, offsetSeconds: Int32) {
+        self.microsecondsSinceEpoch = microsecondsSinceEpoch
+        self.offsetSeconds = offsetSeconds
     }
+
+    /// Creates a timestamp from milliseconds and an offset in minutes.
+    public init(millisecondsSinceEpoch: Int64, offsetMinutes: Int) {
+        self.init(microsecondsSinceEpoch: millisecondsSinceEpoch * 1000, offsetSeconds: Int32(offsetMinutes * 60))
+    }
+
+    /// Milliseconds since 1970-01-01T00:00:00Z (rounded down).
+    public var millisecondsSinceEpoch: Int64 { CivilDate.floorDivide(microsecondsSinceEpoch, 1000) }
+    /// The written UTC offset in minutes (`+02:00` → 120).
+    public var offsetMinutes: Int { Int(offsetSeconds) / 60 }
 
     /// Parses text in the reference's shape; nil when it is anything else.
     public init?(_ text: some StringProtocol) {
@@ -42,7 +60,7 @@ public struct Timestamp: Sendable, Hashable {
               let m1 = digit(20), let m2 = two(21)
         else { return nil }
         let year = y1 * 100 + y2
-        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= Self.daysInMonth(year: year, month: month),
+        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
               hour <= 23, minute <= 59, second <= 59
         else { return nil }
         var offset = 0
@@ -55,28 +73,8 @@ public struct Timestamp: Sendable, Hashable {
             else { return nil }
             offset = (oh * 60 + om) * (sign == UInt8(ascii: "-") ? -1 : 1)
         }
-        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.daysFromCivil(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset * 60)
-        millisecondsSinceEpoch = seconds * 1000 + Int64(m1 * 100 + m2)
-        offsetMinutes = offset
-    }
-
-    /// Days in `month` of `year` in the proleptic Gregorian calendar.
-    public static func daysInMonth(year: Int, month: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        self.init(millisecondsSinceEpoch: seconds * 1000 + Int64(m1 * 100 + m2), offsetMinutes: offset)
     }
 }

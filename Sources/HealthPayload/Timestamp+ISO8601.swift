@@ -1,4 +1,6 @@
-/// An instant written as ISO 8601 in the Stridee formats: `2026-10-01T06:02:11Z`,
+import Civil
+
+/// Timestamps written as ISO 8601 in the Stridee formats: `2026-10-01T06:02:11Z`,
 /// `2026-10-01T08:02:11.250+02:00` or `2026-10-01T08:02:11+0200`.
 ///
 /// A `T` between date and time; fractional seconds optional, any number of digits, rounded to
@@ -6,28 +8,16 @@
 /// takes them: year 0001–9999 (no year 0), real days of the month, hour 00–23, minute and second
 /// 00–59, offset at most ±15:59 (`MAX_TZDISP_HOUR` in PostgreSQL's datetime.c). Hand-rolled:
 /// a body may carry 40k stamps and `ISO8601DateFormatter` costs ~37 µs each (ARCHITECTURE.md).
-public struct ISO8601Timestamp: Sendable, Hashable, CustomStringConvertible {
-    /// Microseconds since 1970-01-01T00:00:00Z.
-    public var microsecondsSinceEpoch: Int64
-    /// The written UTC offset in seconds, east positive (`+02:00` → 7200, `Z` → 0); it decides the
-    /// day when the person has no time zone.
-    public var offsetSeconds: Int32
-
-    /// Creates a timestamp from its parts.
-    public init(microsecondsSinceEpoch: Int64, offsetSeconds: Int32) {
-        self.microsecondsSinceEpoch = microsecondsSinceEpoch
-        self.offsetSeconds = offsetSeconds
-    }
-
-    /// Parses text; nil when it is not an ISO 8601 timestamp of the accepted shapes.
-    public init?(_ text: some StringProtocol) {
+extension Timestamp: CustomStringConvertible {
+    /// Parses ISO 8601 text; nil when it is not a timestamp of the accepted shapes.
+    public init?(iso8601 text: some StringProtocol) {
         var copy = String(text)
-        guard let parsed = copy.withUTF8({ ISO8601Timestamp(utf8: $0) }) else { return nil }
+        guard let parsed = copy.withUTF8({ Timestamp(iso8601UTF8: $0) }) else { return nil }
         self = parsed
     }
 
-    /// Parses UTF-8 bytes; nil when they are not an ISO 8601 timestamp of the accepted shapes.
-    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+    /// Parses ISO 8601 as UTF-8 bytes; nil when they are not a timestamp of the accepted shapes.
+    public init?(iso8601UTF8 bytes: UnsafeBufferPointer<UInt8>) {
         let n = bytes.count
         // The shortest form: 2026-10-01T06:02:11Z.
         guard n >= 20 else { return nil }
@@ -45,7 +35,7 @@ public struct ISO8601Timestamp: Sendable, Hashable, CustomStringConvertible {
               let hour = two(11), let minute = two(14), let second = two(17)
         else { return nil }
         let year = y1 * 100 + y2
-        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= Timestamp.daysInMonth(year: year, month: month),
+        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
               hour <= 23, minute <= 59, second <= 59
         else { return nil }
 
@@ -90,56 +80,25 @@ public struct ISO8601Timestamp: Sendable, Hashable, CustomStringConvertible {
             return nil
         }
 
-        let days = Timestamp.daysFromCivil(year: year, month: month, day: day)
+        let days = CivilDate.daysFromCivil(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
-        microsecondsSinceEpoch = seconds * 1_000_000 + micros
-        offsetSeconds = Int32(offset)
+        self.init(microsecondsSinceEpoch: seconds * 1_000_000 + micros, offsetSeconds: Int32(offset))
     }
 
     /// The local calendar date in the written offset, `YYYY-MM-DD`: the day of a workout whose
     /// person has no time zone (CONTRACT §4).
     public var localDate: String {
-        let localSeconds = Self.floorDivide(microsecondsSinceEpoch, 1_000_000) + Int64(offsetSeconds)
-        let (year, month, day) = Self.civilDate(fromDays: Int(Self.floorDivide(localSeconds, 86_400)))
-        return Self.dateText(year: year, month: month, day: day)
+        let localSeconds = CivilDate.floorDivide(microsecondsSinceEpoch, 1_000_000) + Int64(offsetSeconds)
+        return CivilDate(daysSinceEpoch: Int(CivilDate.floorDivide(localSeconds, 86_400))).description
     }
 
     /// The instant in UTC with microseconds, e.g. `2026-10-01T06:02:11.250000Z` (for messages and tests).
     public var description: String {
-        let seconds = Self.floorDivide(microsecondsSinceEpoch, 1_000_000)
-        let fraction = microsecondsSinceEpoch - seconds * 1_000_000
-        let (year, month, day) = Self.civilDate(fromDays: Int(Self.floorDivide(seconds, 86_400)))
-        let secondOfDay = Int(seconds - Self.floorDivide(seconds, 86_400) * 86_400)
-        let digits = String(fraction)
-        return Self.dateText(year: year, month: month, day: day) + "T" + Self.two(secondOfDay / 3600) + ":"
-            + Self.two(secondOfDay / 60 % 60) + ":" + Self.two(secondOfDay % 60) + "."
-            + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
-    }
-
-    /// `YYYY-MM-DD` with a four-digit year.
-    static func dateText(year: Int, month: Int, day: Int) -> String {
-        let y = String(year)
-        return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + two(month) + "-" + two(day)
-    }
-
-    private static func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-
-    /// Division rounding toward negative infinity.
-    static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's `civil_from_days`).
-    static func civilDate(fromDays z0: Int) -> (year: Int, month: Int, day: Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+        let seconds = CivilDate.floorDivide(microsecondsSinceEpoch, 1_000_000)
+        let fraction = Int(microsecondsSinceEpoch - seconds * 1_000_000)
+        let date = CivilDate(daysSinceEpoch: Int(CivilDate.floorDivide(seconds, 86_400)))
+        let secondOfDay = Int(seconds - Int64(date.daysSinceEpoch) * 86_400)
+        return "\(date)T" + CivilDate.digits(secondOfDay / 3600, 2) + ":" + CivilDate.digits(secondOfDay / 60 % 60, 2) + ":"
+            + CivilDate.digits(secondOfDay % 60, 2) + "." + CivilDate.digits(fraction, 6) + "Z"
     }
 }
