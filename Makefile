@@ -21,7 +21,6 @@ test: deps
 
 fuzz:
 	RUNS=$${RUNS:-100000} bash scripts/fuzz-payload.sh -seed=1
-	RUNS=$${EXPORT_RUNS:-20000} bash scripts/fuzz-export.sh -seed=1
 
 # Figures next to same-run baselines (docs/benchmarks.md), on a throwaway cluster with
 # PostgreSQL's default durability (fsync on): the receiver section (serve vs the bare upsert,

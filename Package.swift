@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "HealthPayload", dependencies: ["Civil"]),
         // libFuzzer harness for HealthPayload (scripts/fuzz-payload.sh); a corpus replayer without -DFUZZING.
-        .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload"]),
+        .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload", "FuzzSupport"]),
+        // What the fuzzers share: the PostgreSQL-safety check, the replayer, libFuzzer's driver.
+        .target(name: "FuzzSupport"),
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "Hashing"],
                 plugins: ["EmbedMigrations"]),
         .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres", "Hashing"]),
@@ -37,8 +39,8 @@ let package = Package(
         .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Hashing", "CZlib"]),
         // The Health app's export (export.zip, its folder, export.xml) read as a stream into batches: a pure reader.
         .target(name: "AppleExport", dependencies: ["CXML2", "CZip", "HealthPayload", "Hashing"]),
-        // libFuzzer harness for the export reader (scripts/fuzz-export.sh); a corpus replayer without -DFUZZING.
-        .executableTarget(name: "ExportFuzzer", dependencies: ["AppleExport", "HealthPayload"]),
+        // libFuzzer harness for the export reader (scripts/fuzz-payload.sh too); a corpus replayer without -DFUZZING.
+        .executableTarget(name: "ExportFuzzer", dependencies: ["AppleExport", "HealthPayload", "FuzzSupport"]),
         // The one pipeline of the ways in that read files (ingest, import-apple-health): reading thread,
         // bounded queue, groups of batches per transaction, the ledger.
         .target(name: "Pipeline", dependencies: ["Warehouse", "Backlog", "AppleExport", "HealthPayload", "Postgres"]),

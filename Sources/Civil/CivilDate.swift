@@ -17,8 +17,14 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
         daysSinceEpoch = CivilDate.daysFromCivil(year: year, month: month, day: day)
     }
 
-    /// Parses exactly `YYYY-MM-DD`.
+    /// Parses exactly `YYYY-MM-DD` naming a real date.
     public init?(_ text: String) {
+        guard let (y, m, d) = Self.parts(text) else { return nil }
+        self.init(year: y, month: m, day: d)
+    }
+
+    /// The numbers of text shaped `YYYY-MM-DD` (whether it names a real date is not checked).
+    public static func parts(_ text: String) -> (year: Int, month: Int, day: Int)? {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
@@ -31,7 +37,7 @@ public struct CivilDate: Sendable, Hashable, Comparable, CustomStringConvertible
             return value
         }
         guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10) else { return nil }
-        self.init(year: y, month: m, day: d)
+        return (y, m, d)
     }
 
     /// Year, month and day (a year before 1 is astronomical: 0 is 1 BC).

@@ -1,5 +1,6 @@
 import AppleExport
 import Foundation
+import FuzzSupport
 import HealthPayload
 
 /// The catalog the fuzzer maps with: a type of each rule and kind (the mapping's branches).
@@ -64,17 +65,6 @@ func checkRoute(_ bytes: [UInt8]) {
     if !optionals.allSatisfy({ $0.allSatisfy { $0.map { $0.isFinite } ?? true } }) { fatalError("route number not finite") }
 }
 
-/// No NUL in any string or key and every number finite, recursively.
-func isPostgresSafe(_ value: Any) -> Bool {
-    switch value {
-    case let string as String: return !string.unicodeScalars.contains("\0")
-    case let number as NSNumber: return number.doubleValue.isFinite
-    case let array as [Any]: return array.allSatisfy(isPostgresSafe)
-    case let object as [String: Any]: return object.allSatisfy { !$0.key.unicodeScalars.contains("\0") && isPostgresSafe($0.value) }
-    default: return true
-    }
-}
-
 #if FUZZING
 /// libFuzzer's callback: one input.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -84,43 +74,21 @@ public func exportFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int)
     return 0
 }
 
-/// libFuzzer's driver (compiler-rt `FuzzerDriver.cpp`), linked by `-sanitize=fuzzer`.
-@_extern(c, "LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-// As in PayloadFuzzer: SwiftPM's `--defsym main=<Module>_main` keeps libFuzzer's own `main` out.
+// SwiftPM links a Linux executable with `--defsym main=<Module>_main`: this entry point hands
+// the command line to libFuzzer's driver (FuzzSupport).
 @_cdecl("ExportFuzzer_main")
 func exportFuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, exportFuzzerTestOneInput)
+    runLibFuzzer(argc, argv, exportFuzzerTestOneInput)
 }
 #else
 /// Without `-DFUZZING`: replays files (a crash artifact, a corpus folder, the real exports) through the same checks.
 @main
 struct ExportFuzzer {
     static func main() throws {
-        let paths = CommandLine.arguments.dropFirst()
-        guard !paths.isEmpty else {
-            FileHandle.standardError.write(Data("usage: ExportFuzzer FILE_OR_FOLDER...  (build with scripts/fuzz-export.sh to fuzz)\n".utf8))
-            exit(64)
-        }
-        var count = 0, samples = 0
-        for path in paths {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-                FileHandle.standardError.write(Data("no such file: \(path)\n".utf8))
-                exit(1)
-            }
-            let files = isFolder.boolValue ? try FileManager.default.contentsOfDirectory(atPath: path).sorted().map { path + "/" + $0 } : [path]
-            for file in files {
-                samples += checkOneInput(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
-                count += 1
-            }
+        var samples = 0
+        let count = try replayFiles(CommandLine.arguments.dropFirst(),
+                                    usage: "usage: ExportFuzzer FILE_OR_FOLDER...  (build with scripts/fuzz-payload.sh to fuzz)") { bytes in
+            samples += checkOneInput(bytes)
         }
         print("checked \(count) inputs: all invariants hold (\(samples) samples made)")
     }

@@ -20,24 +20,9 @@ extension Timestamp: CustomStringConvertible {
     public init?(iso8601UTF8 bytes: UnsafeBufferPointer<UInt8>) {
         let n = bytes.count
         // The shortest form: 2026-10-01T06:02:11Z.
-        guard n >= 20 else { return nil }
-        @inline(__always) func digit(_ k: Int) -> Int? {
-            let d = bytes[k] &- UInt8(ascii: "0")
-            return d < 10 ? Int(d) : nil
-        }
-        @inline(__always) func two(_ k: Int) -> Int? {
-            guard let a = digit(k), let b = digit(k + 1) else { return nil }
-            return a * 10 + b
-        }
-        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-              let y1 = two(0), let y2 = two(2), let month = two(5), let day = two(8),
-              let hour = two(11), let minute = two(14), let second = two(17)
-        else { return nil }
-        let year = y1 * 100 + y2
-        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
-              hour <= 23, minute <= 59, second <= 59
-        else { return nil }
+        guard n >= 20, let local = Timestamp.localSeconds(bytes) else { return nil }
+        func digit(_ k: Int) -> Int? { Timestamp.digit(bytes, k) }
+        func two(_ k: Int) -> Int? { Timestamp.two(bytes, k) }
 
         var i = 19
         var micros: Int64 = 0
@@ -80,9 +65,7 @@ extension Timestamp: CustomStringConvertible {
             return nil
         }
 
-        let days = CivilDate.daysFromCivil(year: year, month: month, day: day)
-        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset)
-        self.init(microsecondsSinceEpoch: seconds * 1_000_000 + micros, offsetSeconds: Int32(offset))
+        self.init(microsecondsSinceEpoch: (local - Int64(offset)) * 1_000_000 + micros, offsetSeconds: Int32(offset))
     }
 
     /// The local calendar date in the written offset, `YYYY-MM-DD`: the day of a workout whose

@@ -44,24 +44,8 @@ public struct Timestamp: Sendable, Hashable {
     /// Parses UTF-8 bytes in the reference's shape; nil when they are anything else.
     public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
         let n = bytes.count
-        guard n == 24 || n == 29 else { return nil }
-        @inline(__always) func digit(_ k: Int) -> Int? {
-            let d = bytes[k] &- UInt8(ascii: "0")
-            return d < 10 ? Int(d) : nil
-        }
-        @inline(__always) func two(_ k: Int) -> Int? {
-            guard let a = digit(k), let b = digit(k + 1) else { return nil }
-            return a * 10 + b
-        }
-        guard bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
-              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "."),
-              let y1 = two(0), let y2 = two(2), let month = two(5), let day = two(8),
-              let hour = two(11), let minute = two(14), let second = two(17),
-              let m1 = digit(20), let m2 = two(21)
-        else { return nil }
-        let year = y1 * 100 + y2
-        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
-              hour <= 23, minute <= 59, second <= 59
+        guard n == 24 || n == 29, let local = Self.localSeconds(bytes), bytes[19] == UInt8(ascii: "."),
+              let m1 = Self.digit(bytes, 20), let m2 = Self.two(bytes, 21)
         else { return nil }
         var offset = 0
         if n == 24 {
@@ -69,12 +53,38 @@ public struct Timestamp: Sendable, Hashable {
         } else {
             let sign = bytes[23]
             guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-"), bytes[26] == UInt8(ascii: ":"),
-                  let oh = two(24), let om = two(27), oh <= 15, om <= 59
+                  let oh = Self.two(bytes, 24), let om = Self.two(bytes, 27), oh <= 15, om <= 59
             else { return nil }
             offset = (oh * 60 + om) * (sign == UInt8(ascii: "-") ? -1 : 1)
         }
-        let days = CivilDate.daysFromCivil(year: year, month: month, day: day)
-        let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offset * 60)
-        self.init(millisecondsSinceEpoch: seconds * 1000 + Int64(m1 * 100 + m2), offsetMinutes: offset)
+        self.init(millisecondsSinceEpoch: (local - Int64(offset * 60)) * 1000 + Int64(m1 * 100 + m2), offsetMinutes: offset)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS` at the start of `bytes` (at least 19 of them) as seconds since the
+    /// epoch read as UTC, its ranges checked (years 0001–9999, real days, 00–23, 00–59); the
+    /// shape every timestamp parser here begins with.
+    static func localSeconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard bytes.count >= 19, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+              bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+              let y1 = two(bytes, 0), let y2 = two(bytes, 2), let month = two(bytes, 5), let day = two(bytes, 8),
+              let hour = two(bytes, 11), let minute = two(bytes, 14), let second = two(bytes, 17)
+        else { return nil }
+        let year = y1 * 100 + y2
+        guard year >= 1, month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
+              hour <= 23, minute <= 59, second <= 59
+        else { return nil }
+        return Int64(CivilDate.daysFromCivil(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    /// The digit at `k`, or nil.
+    @inline(__always) static func digit(_ bytes: UnsafeBufferPointer<UInt8>, _ k: Int) -> Int? {
+        let d = bytes[k] &- UInt8(ascii: "0")
+        return d < 10 ? Int(d) : nil
+    }
+
+    /// The two digits at `k` as a number, or nil.
+    @inline(__always) static func two(_ bytes: UnsafeBufferPointer<UInt8>, _ k: Int) -> Int? {
+        guard let a = digit(bytes, k), let b = digit(bytes, k + 1) else { return nil }
+        return a * 10 + b
     }
 }
