@@ -65,7 +65,9 @@ public final class AppleExportImporter: Sendable {
                                   numbering: ExportNumbering(exportId: exportId, lastSequence: last, fallbackGenerated: file.modifiedText))
         let batches = ExportBatchSource(person: person, reader: reader, source: source, file: file, sha256: sha256,
                                         onSkipped: onSkipped, onProgress: onProgress, started: started)
-        let result = Pipeline(source: batches, pool: pool, queueCapacity: 4).run(shouldStop: shouldStop)
+        // Two batches read ahead: an export's batch may hold up to ExportBatcher.maxBytes and one
+        // more item, and the reader's memory must stay bounded whatever the export holds.
+        let result = Pipeline(source: batches, pool: pool, queueCapacity: 2).run(shouldStop: shouldStop)
         if let failure = result.failure { throw failure }
         if let failure = batches.readFailure.withLock({ $0 }) { throw failure }
         summary.take(batches.tally.withLock { $0 }, interrupted: result.interrupted, controlCharacters: reader.controlCharacters)
