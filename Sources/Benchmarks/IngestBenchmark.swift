@@ -91,8 +91,8 @@ func runIngestBenchmark(_ arguments: [String], durability: ClusterDurability) th
             // The same ingest into a database where the refresh store_batch calls does nothing.
             let bare = try cluster.freshDatabase(label: "bench_bare_\(run)")
             try bare.query("""
-                CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[],
-                  p_sources text[], p_added health_store.added_samples[]) RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
+                CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_keys health_store.rollup_key[],
+                  p_added health_store.added_samples[]) RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
                 """)
             let pool = commandPool(bare.connectionString)
             try admin.query("CHECKPOINT")

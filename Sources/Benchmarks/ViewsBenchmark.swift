@@ -399,16 +399,15 @@ struct ViewsBenchmark {
         defer { with.close(); without.close() }
         // store_batch's refresh (refresh_batch_rollups) does nothing there.
         try without.query("""
-            CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[], p_sources text[],
+            CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_keys health_store.rollup_key[],
                                                                           p_added health_store.added_samples[])
             RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
             """)
         // Nor does the coalescing check around the written spans (24_coalescing.sql): it is
         // rollup upkeep too, since it decides what the totals count.
         try without.query("""
-            CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_types text[], p_sources text[],
-                                                                      p_starts timestamptz[], p_ends timestamptz[])
-            RETURNS TABLE (day date, type text, source text) LANGUAGE sql AS $$ SELECT NULL::date, NULL::text, NULL::text WHERE false $$
+            CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_spans health_store.span[])
+            RETURNS health_store.rollup_key[] LANGUAGE sql AS $$ SELECT NULL::health_store.rollup_key[] $$
             """)
         for c in [with, without] { try c.query("SELECT health.set_time_zone('u', $1)", [Self.zone]) }
 
@@ -434,7 +433,8 @@ struct ViewsBenchmark {
                 let cpuBefore = cpuKnown ? Self.cpuSeconds(pid: pid) : nil
                 let started = ContinuousClock.now
                 try c.query("""
-                    SELECT * FROM health_store.store_batch('u', 'http', 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')))
+                    SELECT * FROM health_store.store_batch('u', 'http', 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')),
+                                                         clock_timestamp())
                     """, [envelope, PostgresBinaryText(body)])
                 let ms = Self.seconds(ContinuousClock.now - started) * 1000
                 if isWith { timeWith += ms; perWith.append(ms) } else { timeWithout += ms; perWithout.append(ms) }
@@ -586,14 +586,14 @@ struct ViewsBenchmark {
               value, category_name, payload, first_received_at, last_received_at)
             SELECT p_person, t.uuid, md5(t.uuid::text) || md5('sleep'), 'HKCategoryTypeIdentifierSleepAnalysis', 'sleep', 'category', t.src,
                    t.start_at, t.start_at + make_interval(mins => t.len), ((t.start_at + make_interval(mins => t.len)) AT TIME ZONE p_tz)::date,
-                   t.v, st.name,
+                   t.v, health_store.sleep_stage(t.v),
                    jsonb_build_object('uuid', upper(t.uuid::text), 'id', md5(t.uuid::text) || md5('sleep'),
                      'type', 'HKCategoryTypeIdentifierSleepAnalysis', 'group', 'sleep', 'source', t.src, 'kind', 'category',
-                     'value', t.v, 'name', st.name,
+                     'value', t.v, 'name', health_store.sleep_stage(t.v),
                      'start', to_char(t.start_at, 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'),
                      'end', to_char(t.start_at + make_interval(mins => t.len), 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM')),
                    t.start_at + interval '8 hours', t.start_at + interval '8 hours'
-            FROM t JOIN health_store.sleep_stages st ON st.value = t.v
+            FROM t WHERE health_store.sleep_stage(t.v) IS NOT NULL
             RETURNING 1
           )
           SELECT count(*) INTO n FROM ins;

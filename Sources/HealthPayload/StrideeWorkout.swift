@@ -42,6 +42,13 @@ public struct StrideeWorkout: Sendable, Equatable {
     /// offset written (`Z` = UTC), `YYYY-MM-DD`.
     public var localDate: String { startDate.localDate }
 
+    /// Every stream by its name in the warehouse (`health_store.stream_kinds`), empty ones too:
+    /// the one list a new stream kind is added to.
+    public var streams: [(name: String, stream: WorkoutStream)] {
+        [("heart_rate", heartRate), ("running_power", runningPower), ("cycling_power", cyclingPower),
+         ("cycling_cadence", cyclingCadence)]
+    }
+
     /// Creates a workout from its parts.
     public init(
         uuid: String, activityType: Int32, serverType: StrideeServerType, startDate: Timestamp,

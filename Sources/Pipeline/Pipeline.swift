@@ -43,7 +43,7 @@ public final class Pipeline<Source: BatchSource> {
         self.source = source
         self.pool = pool
         self.queueCapacity = queueCapacity
-        groups = PooledBatchGroups(pool: pool)
+        groups = PooledBatchGroups(pool: pool, person: source.person)
     }
 
     /// Reads and stores everything; `shouldStop` is checked between batches.

@@ -55,7 +55,10 @@ extension Receiver {
                 let result = try timing.measure(\.storeMilliseconds) {
                     try stridee.storeWorkout(workout, person: person, connect: connect, bodySHA256: SHA256.hash(body))
                 }
-                return result == .notConnected ? .notConnected : .workoutAccepted(uuid: workout.uuid)
+                switch result {
+                case .stored, .unchanged: return .workoutAccepted(uuid: workout.uuid)
+                case .notConnected: return .notConnected
+                }
             case .wellness:
                 let decoded = timing.measure(\.decodeMilliseconds) {
                     Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWellness(body) }
@@ -65,10 +68,13 @@ extension Receiver {
                 case .success(let value): items = value
                 case .failure(let error): return .strideeRejected(error)
                 }
-                let result = try timing.measure(\.storeMilliseconds) {
+                let (result, stored) = try timing.measure(\.storeMilliseconds) {
                     try stridee.storeWellness(items, person: person, connect: connect)
                 }
-                return result == .notConnected ? .notConnected : .wellnessAccepted(items: items.count)
+                switch result {
+                case .stored, .unchanged: return .wellnessAccepted(items: stored)
+                case .notConnected: return .notConnected
+                }
             case .connection:
                 let active = method == "PUT"
                 let connection = try timing.measure(\.storeMilliseconds) { try stridee.setConnection(person: person, active: active) }

@@ -1,15 +1,16 @@
 import Dispatch
 import Postgres
 
-/// Several batches stored in one transaction, for a writer whose input is its own durable
-/// source (backlog files, the Health app's export) and that can redo what a crash loses.
+/// Several batches of one person stored in one transaction, for a writer whose input is its own
+/// durable source (backlog files, the Health app's export) and that can redo what a crash loses.
 ///
 /// - The transaction commits asynchronously (`synchronous_commit = off`): a server crash can
 ///   lose its last commits, but the ledger row of a file commits with the file's last batch,
 ///   so the ledger forgets exactly what was lost and the next run stores it again.
-/// - The rollups are refreshed once, at commit, for every key the batches touched
-///   (`health_warehouse.defer_rollups`, migrations/repeatable/25_rollup_upkeep.sql): the views
-///   are right whenever a transaction commits, as with one batch per transaction.
+/// - The rollups are refreshed once, just before commit, for every key the batches touched
+///   (`health_warehouse.defer_rollups` defers them, `health_store.flush_rollups` does them:
+///   migrations/repeatable/25_rollup_upkeep.sql): the views are right whenever a transaction
+///   commits, as with one batch per transaction.
 /// - Each step runs in a savepoint of its own, so a batch that fails is undone alone and the
 ///   others of the group still commit.
 ///
@@ -21,13 +22,15 @@ public final class BatchGroup {
     public static let maxNanoseconds: UInt64 = 1_000_000_000
 
     let connection: PostgresConnection
+    let person: String
     let started = DispatchTime.now().uptimeNanoseconds
     /// Samples stored in the group so far (as the steps reported them).
     public private(set) var samples = 0
 
-    /// Opens a group's transaction on `connection`.
-    public init(on connection: PostgresConnection) throws {
+    /// Opens a group's transaction for `person`'s batches on `connection`.
+    public init(person: String, on connection: PostgresConnection) throws {
         self.connection = connection
+        self.person = person
         try connection.query("BEGIN")
         do {
             try connection.query("SET LOCAL synchronous_commit = off")
@@ -52,8 +55,9 @@ public final class BatchGroup {
         samples >= Self.maxSamples || DispatchTime.now().uptimeNanoseconds - started >= Self.maxNanoseconds
     }
 
-    /// Commits the group: the deferred rollup refresh runs first, inside the same commit.
+    /// Commits the group: the deferred rollup refresh runs first, in the same transaction.
     public func commit() throws {
+        try connection.query("SELECT health_store.lock_person($1), health_store.flush_rollups($1)", [person])
         try connection.commit()
     }
 
@@ -68,11 +72,13 @@ public final class BatchGroup {
 /// that died meanwhile (a server restart) is never used again.
 public final class PooledBatchGroups {
     let pool: PostgresPool
+    let person: String
     private var open: (group: BatchGroup, connection: PostgresConnection)?
 
-    /// Groups on connections of `pool`, one at a time.
-    public init(pool: PostgresPool) {
+    /// Groups of `person`'s batches on connections of `pool`, one at a time.
+    public init(pool: PostgresPool, person: String) {
         self.pool = pool
+        self.person = person
     }
 
     /// Runs one step in the open group, opening one first if none is.
@@ -104,7 +110,7 @@ public final class PooledBatchGroups {
         if let group = open { return group.group }
         let connection = try pool.checkOut()
         do {
-            let opened = try BatchGroup(on: connection)
+            let opened = try BatchGroup(person: person, on: connection)
             open = (opened, connection)
             return opened
         } catch {

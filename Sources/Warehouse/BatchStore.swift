@@ -82,32 +82,39 @@ public struct StoreCounts: Sendable, Equatable {
 /// written and the rollups of the touched days refreshed. The receiver stores a body's batches
 /// in a transaction of their own (`store(_:person:origin:bodySHA256:)`); the pipeline stores
 /// several batches per transaction, each in a savepoint (`BatchGroup`), and the rollups are
-/// then refreshed once, at its commit.
+/// then refreshed once, just before its commit.
 public struct BatchStore: Sendable {
     let pool: PostgresPool
 
+    /// A store writing through `pool`.
     public init(pool: PostgresPool) {
         self.pool = pool
     }
 
-    /// Stores every batch of one body in one transaction: all of them or none.
+    /// Stores every batch of one body in one transaction: all of them or none. A body of one
+    /// batch is one statement, a transaction of its own (on Citus, one call on the person's
+    /// worker: docs/scaling.md).
     @discardableResult
     public func store(_ batches: [Batch], person: String, origin: DeliveryOrigin, bodySHA256: [UInt8]) throws -> StoreCounts {
-        try pool.withTransaction { connection in
+        if batches.count == 1 {
+            return try pool.withConnection { try Self.store(batches[0], person: person, origin: origin, bodySHA256: bodySHA256, on: $0) }
+        }
+        return try pool.withTransaction { connection in
             try batches.reduce(StoreCounts()) { total, batch in
                 total + (try Self.store(batch, person: person, origin: origin, bodySHA256: bodySHA256, on: connection))
             }
         }
     }
 
-    /// Stores one batch on a connection inside the caller's transaction.
+    /// Stores one batch on a connection, inside the caller's transaction if one is open; the
+    /// batch is received now, by this process's clock.
     public static func store(_ batch: Batch, person: String, origin: DeliveryOrigin, bodySHA256: [UInt8],
                              on connection: PostgresConnection) throws -> StoreCounts {
         let row = try connection.query("""
             SELECT samples, inserted, duplicates, replaced, quarantined, matched
-            FROM health_store.store_batch($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8)
+            FROM health_store.store_batch($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8, $9::timestamptz)
             """, [person, origin.name, origin.format(of: batch), origin.path, batch.envelope.jsonText,
-                  PostgresBinaryText(batch.samplesJSON), quarantineJSON(batch.quarantined), PostgresBytea(bodySHA256)])
+                  PostgresBinaryText(batch.samplesJSON), quarantineJSON(batch.quarantined), PostgresBytea(bodySHA256), Date()])
         guard let first = row.first else { return StoreCounts() }
         return StoreCounts(samples: try first.decode(0), inserted: try first.decode(1), duplicates: try first.decode(2),
                            replaced: try first.decode(3), quarantined: try first.decode(4), matched: try first.decode(5))

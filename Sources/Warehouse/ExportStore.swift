@@ -1,3 +1,4 @@
+import Foundation
 import HealthPayload
 import Postgres
 
@@ -9,21 +10,20 @@ public enum ExportStore {
     /// Stores an imported workout's route under it (or under the pushed workout it matched,
     /// when that has none of its own); true when it was stored. `start` and `end` are the
     /// workout's span in the reference's timestamp shape; `points` are in time order.
-    public static func storeRoute(workout: String, start: String, end: String, points r: WorkoutRoute, person: String,
+    public static func storeRoute(workout: String, start: String, end: String, points: WorkoutRoute, person: String,
                                   on connection: PostgresConnection) throws -> Bool {
-        let row = try connection.query("""
-            SELECT health_store.store_export_route($1, $2::uuid, $3::timestamptz, $4::timestamptz, $5, $6, $7, $8, $9, $10, $11, $12)
-            """, [person, workout, start, end,
-                  PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: r.times), PostgresArrayParameter.float8(r.latitudes),
-                  PostgresArrayParameter.float8(r.longitudes), PostgresArrayParameter.float8(r.altitudes),
-                  PostgresArrayParameter.float8(r.speeds), PostgresArrayParameter.float8(r.courses),
-                  PostgresArrayParameter.float8(r.horizontalAccuracies), PostgresArrayParameter.float8(r.verticalAccuracies)])
+        var parameters: [(any PostgresBindable)?] = [person, workout, start, end]
+        let route = StrideeStore.routeRow(points, after: &parameters)
+        let row = try connection.query("SELECT health_store.store_export_route($1, $2::uuid, $3::timestamptz, $4::timestamptz, \(route))",
+                                       parameters)
         return try row.first?.decode(0, as: Bool.self) == true
     }
 
-    /// Upserts activity summaries, one per day: `json` is `[{day, active_energy_kcal, …, summary}]`.
+    /// Upserts activity summaries, one per day, received now by this process's clock: `json` is
+    /// `[{day, active_energy_kcal, …, summary}]`.
     public static func storeActivitySummaries(_ json: [UInt8], person: String, on connection: PostgresConnection) throws {
-        try connection.query("SELECT health_store.store_activity_summaries($1, $2::jsonb)", [person, PostgresBinaryText(json)])
+        try connection.query("SELECT health_store.store_activity_summaries($1, $2::jsonb, $3::timestamptz)",
+                             [person, PostgresBinaryText(json), Date()])
     }
 
     /// The highest batch sequence stored under `exportId` for `person` (0 when none): an

@@ -88,8 +88,8 @@ public struct MigrationStatus: Sendable {
 }
 
 /// Applies the embedded files to a database in one transaction: pending versioned migrations
-/// in version order, then every repeatable file whose content differs from the one applied,
-/// in name order. Two processes starting at once serialize on a lock of the bookkeeping
+/// in version order, then every repeatable file whose content differs from the one applied
+/// (every repeatable file, when a versioned one was applied), in name order. Two processes starting at once serialize on a lock of the bookkeeping
 /// table, so each file is applied exactly once.
 public struct Migrator: Sendable {
     /// Every file, in the order they are applied.
@@ -116,9 +116,11 @@ public struct Migrator: Sendable {
     public func migrate(_ connection: PostgresConnection) throws -> [Migration] {
         try connection.withTransaction { conn in
             let applied = try lockAndRead(conn)
-            let pending = migrations.filter { migration in
-                migration.isRepeatable ? applied.repeatable[migration.name]?.sha256 != migration.sha256
-                                       : applied.versioned[migration.version!] == nil
+            let versionedPending = versioned.filter { applied.versioned[$0.version!] == nil }
+            // A versioned file may drop or reshape what definitions depend on: after one, every
+            // repeatable file is applied again.
+            let pending = versionedPending + repeatable.filter { migration in
+                !versionedPending.isEmpty || applied.repeatable[migration.name]?.sha256 != migration.sha256
             }
             for migration in pending {
                 do {
@@ -126,6 +128,14 @@ public struct Migrator: Sendable {
                     try record(migration, on: conn)
                 } catch let error as PostgresError {
                     throw MigrationError.failed(file: migration.fileName, error: error)
+                }
+            }
+            // On Citus, whatever is new is distributed by person before anything is rebuilt.
+            if !pending.isEmpty {
+                do {
+                    try CitusLayout.apply(on: conn)
+                } catch let error as PostgresError {
+                    throw MigrationError.failed(file: "the Citus layout (docs/scaling.md)", error: error)
                 }
             }
             // Work a versioned file queued for the current definitions (rebuilding rollups

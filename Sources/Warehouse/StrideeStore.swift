@@ -1,3 +1,4 @@
+import Foundation
 import HealthPayload
 import Postgres
 
@@ -15,14 +16,35 @@ public struct StrideeConnection: Sendable, Equatable {
     }
 }
 
-/// What storing a Stridee push did.
-public enum StrideePushResult: Sendable, Equatable {
-    /// Stored (a workout new or changed, or a wellness batch of this many items).
+/// What storing a Stridee push did (`health_store.push_outcome`).
+public enum StrideePushResult: String, Sendable, Equatable {
+    /// Stored (a workout new or changed, or a wellness batch).
     case stored
     /// The same workout body again: nothing changed but when it was last received.
     case unchanged
     /// A device push while the person is not connected: nothing stored (`409`).
-    case notConnected
+    case notConnected = "not_connected"
+
+    /// The outcome PostgreSQL answered; a value this version does not know is an error, never
+    /// taken for one it does.
+    static func decode(_ text: String?) throws -> StrideePushResult {
+        guard let text, let result = StrideePushResult(rawValue: text) else {
+            throw StrideeStoreError.unknownOutcome(text ?? "NULL")
+        }
+        return result
+    }
+}
+
+/// The database answered something this version of the store does not understand.
+public enum StrideeStoreError: Error, CustomStringConvertible, Equatable {
+    /// A `push_outcome` value outside the ones `StrideePushResult` knows.
+    case unknownOutcome(String)
+
+    public var description: String {
+        switch self {
+        case .unknownOutcome(let value): return "unknown push outcome \"\(value)\" from health_store"
+        }
+    }
 }
 
 /// Stores the Stridee formats (CONTRACT.md §4): one call, one transaction, in
@@ -44,36 +66,46 @@ public struct StrideeStore: Sendable {
     /// same bytes from a changed copy.
     public func storeWorkout(_ workout: StrideeWorkout, person: String, connect: Bool,
                              bodySHA256: [UInt8]) throws -> StrideePushResult {
-        let hr = workout.heartRate, rp = workout.runningPower, cp = workout.cyclingPower, cc = workout.cyclingCadence
-        let route = workout.route
-        let parameters: [(any PostgresBindable)?] = [
-            person, connect, PostgresBinaryText(workout.headerJSON), PostgresBytea(bodySHA256),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: hr.times), PostgresArrayParameter.float8(hr.values),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: rp.times), PostgresArrayParameter.float8(rp.values),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: cp.times), PostgresArrayParameter.float8(cp.values),
-            PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: cc.times), PostgresArrayParameter.float8(cc.values),
+        var parameters: [(any PostgresBindable)?] = [person, connect, PostgresBinaryText(workout.headerJSON), PostgresBytea(bodySHA256)]
+        var streams: [String] = []
+        for (name, stream) in workout.streams {
+            let n = parameters.count
+            streams.append("ROW($\(n + 1), $\(n + 2), $\(n + 3))::health_store.workout_stream")
+            parameters += [name, PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: stream.times),
+                           PostgresArrayParameter.float8(stream.values)]
+        }
+        let route = Self.routeRow(workout.route, after: &parameters)
+        parameters.append(Date())
+        // One statement, a transaction of its own (on Citus, one call on the person's worker).
+        let outcome: String? = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT health_store.store_workout($1, $2, $3::jsonb, $4, ARRAY[\(streams.joined(separator: ", "))], \(route),
+                                                  $\(parameters.count)::timestamptz)::text
+                """, parameters).first?[0]
+        }
+        return try StrideePushResult.decode(outcome)
+    }
+
+    /// A `health_store.workout_route` row of `route` for a statement: its SQL, whose parameters
+    /// are appended to `parameters`. Stridee bodies and the Health app's export both store routes
+    /// through it.
+    public static func routeRow(_ route: WorkoutRoute, after parameters: inout [(any PostgresBindable)?]) -> String {
+        let n = parameters.count
+        parameters += [
             PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: route.times),
             PostgresArrayParameter.float8(route.latitudes), PostgresArrayParameter.float8(route.longitudes),
             PostgresArrayParameter.float8(route.altitudes), PostgresArrayParameter.float8(route.speeds),
             PostgresArrayParameter.float8(route.courses), PostgresArrayParameter.float8(route.horizontalAccuracies),
             PostgresArrayParameter.float8(route.verticalAccuracies),
         ]
-        let outcome: String = try pool.withTransaction { connection in
-            try connection.query("""
-                SELECT health_store.store_workout($1, $2, $3::jsonb, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                                                  $13, $14, $15, $16, $17, $18, $19, $20)
-                """, parameters).first!.decode(0)
-        }
-        switch outcome {
-        case "stored": return .stored
-        case "unchanged": return .unchanged
-        default: return .notConnected
-        }
+        return "ROW(" + (n + 1...n + 8).map { "$\($0)" }.joined(separator: ", ") + ")::health_store.workout_route"
     }
 
     /// Stores the items of one decoded `healthkit.wellness.v1` body of `person`, each replacing
-    /// the item of the same kind and start; `connect` as for `storeWorkout`.
-    public func storeWellness(_ items: [WellnessItem], person: String, connect: Bool) throws -> StrideePushResult {
+    /// the item of the same kind and start; `connect` as for `storeWorkout`. Answers the outcome
+    /// and how many items were stored (two of one identity in one body are one).
+    public func storeWellness(_ items: [WellnessItem], person: String,
+                              connect: Bool) throws -> (result: StrideePushResult, stored: Int) {
         let parameters: [(any PostgresBindable)?] = [
             person, connect,
             PostgresArrayParameter.text(items.map { $0.kind.rawValue }),
@@ -83,24 +115,24 @@ public struct StrideeStore: Sendable {
             PostgresArrayParameter.int8(items.map { $0.tzOffsetSeconds.map(Int64.init) }),
             PostgresArrayParameter.bool(items.map(\.isFinal)),
             PostgresArrayParameter.text(items.map(\.id)),
-            PostgresArrayParameter.json(items.map(\.json)),
+            PostgresArrayParameter.json(items.map(\.json)), Date(),
         ]
-        let stored: Int = try pool.withTransaction { connection in
-            try connection.query("SELECT health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)", parameters)
-                .first!.decode(0)
+        let row = try pool.withConnection { connection in
+            try connection.query("""
+                SELECT outcome::text, items
+                FROM health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz)
+                """, parameters).first
         }
-        return stored < 0 ? .notConnected : .stored
+        return (try StrideePushResult.decode(row?[0]), try row?.decode(1) ?? 0)
     }
 
     /// Connects `person` (`active`) or disconnects them, and returns the connection; nil when
     /// disconnecting a person who was never connected (nothing is recorded then).
     public func setConnection(person: String, active: Bool) throws -> StrideeConnection? {
-        try pool.withTransaction { connection in
-            // The person lock orders this against the person's pushes, which check the
-            // connection under it.
-            try connection.query("SELECT health_store.lock_person($1)", [person])
-            return try Self.connection(connection.query(
-                "SELECT c.status, \(Self.connectedAtText) FROM health_store.set_connection($1, $2) c", [person, active]))
+        try pool.withConnection { connection in
+            try Self.connection(connection.query(
+                "SELECT c.status, \(Self.connectedAtText) FROM health_store.set_connection($1, $2, $3::timestamptz) c",
+                [person, active, Date()]))
         }
     }
 

@@ -63,8 +63,9 @@ struct ReceiverFaultTests {
     @Test("the connection lost inside COMMIT: 503 with Retry-After, the batch not replayed behind the app's back; sent again, stored once")
     func lostCommit() throws {
         try withReceiver { receiver, db in
-            // A deferred trigger on deliveries makes COMMIT wait for an advisory lock the test
-            // holds, so the writer's backend can be ended while it is inside COMMIT.
+            // A deferred trigger on deliveries makes the commit wait for an advisory lock the
+            // test holds, so the writer's backend can be ended while it is committing (a batch
+            // is one statement in autocommit: its commit is the end of that statement).
             try db.query("""
                 CREATE FUNCTION public.hold_commit() RETURNS trigger LANGUAGE plpgsql AS
                 $$ BEGIN PERFORM pg_advisory_xact_lock(4243); RETURN NULL; END $$
@@ -86,7 +87,7 @@ struct ReceiverFaultTests {
             #expect(waitUntil(timeout: 30) {
                 waiting = try? db.scalar("""
                     SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-                    WHERE l.locktype = 'advisory' AND NOT l.granted AND a.query = 'COMMIT'
+                    WHERE l.locktype = 'advisory' AND NOT l.granted AND a.query LIKE '%store_batch%'
                     """, as: Int32.self)
                 return waiting != nil
             })

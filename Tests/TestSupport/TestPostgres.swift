@@ -4,14 +4,26 @@ import Synchronization
 import Warehouse
 
 /// The PostgreSQL every test of this run shares: one throwaway cluster, started on first
-/// use and removed at exit, or the server `HEALTH_WAREHOUSE_TEST_DATABASE_URL` names.
+/// use and removed at exit, or the server `HEALTH_WAREHOUSE_TEST_DATABASE_URL` names, or the
+/// Citus coordinator `HEALTH_WAREHOUSE_TEST_CITUS_URL` names (docs/scaling.md).
 public enum TestPostgres {
     /// Set by the environment to test against an existing server (needs CREATEDB).
     public static let externalURLVariable = "HEALTH_WAREHOUSE_TEST_DATABASE_URL"
+    /// Set by the environment to run every test against a Citus coordinator (a superuser
+    /// connection string to a database where its workers are registered).
+    public static let citusURLVariable = "HEALTH_WAREHOUSE_TEST_CITUS_URL"
+
+    /// The coordinator's connection string when this run tests on Citus.
+    public static var citusURL: String? {
+        guard let url = ProcessInfo.processInfo.environment[citusURLVariable], !url.isEmpty else { return nil }
+        return url
+    }
 
     private static let shared: Result<Backend, any Error> = Result {
         let backend: Backend
-        if let url = ProcessInfo.processInfo.environment[externalURLVariable], !url.isEmpty {
+        if let url = citusURL {
+            backend = .citus(try CitusServer(connectionString: url))
+        } else if let url = ProcessInfo.processInfo.environment[externalURLVariable], !url.isEmpty {
             backend = .external(try ExternalServer(connectionString: url))
         } else {
             backend = .cluster(try TestCluster())
@@ -24,6 +36,7 @@ public enum TestPostgres {
     enum Backend {
         case cluster(TestCluster)
         case external(ExternalServer)
+        case citus(CitusServer)
     }
 
     /// Gives `body` a new, fully migrated database of its own. When `body` throws, the
@@ -34,6 +47,7 @@ public enum TestPostgres {
         switch try shared.get() {
         case .cluster(let cluster): database = try cluster.freshDatabase(label: label, migrated: migrated)
         case .external(let server): database = try server.freshDatabase(label: label, migrated: migrated)
+        case .citus(let server): database = try server.freshDatabase(label: label, migrated: migrated)
         }
         do {
             return try body(database)
@@ -57,6 +71,78 @@ public enum TestPostgres {
             cluster.destroy()
         case .external(let server):
             server.dropAll()
+        case .citus(let server):
+            server.dropAll()
+        }
+    }
+}
+
+/// A Citus coordinator given by URL: a new database per test (Citus copies no template with
+/// shards in it), made on every node, the workers registered in it, migrated (so distributed by
+/// person), all dropped at exit. Four shards per table keep making and dropping them quick.
+final class CitusServer: @unchecked Sendable {
+    let connectionString: String
+    let prefix = "hw_citus_\(getpid())_"
+    let coordinator: (host: String, port: Int)
+    let workers: [(host: String, port: Int)]
+    private let lock = NSLock()
+    private var made: [String] = []
+    private var counter = 0
+
+    init(connectionString: String) throws {
+        self.connectionString = connectionString
+        let admin = try PostgresConnection(connectionString: connectionString)
+        defer { admin.close() }
+        let nodes = try admin.query("SELECT nodename, nodeport, groupid = 0 FROM pg_dist_node WHERE noderole = 'primary' ORDER BY groupid")
+        var coordinator: (String, Int)?
+        var workers: [(String, Int)] = []
+        for row in nodes {
+            let node = (try row.decode(0, as: String.self), try row.decode(1, as: Int.self))
+            if try row.decode(2, as: Bool.self) { coordinator = node } else { workers.append(node) }
+        }
+        guard let coordinator, !workers.isEmpty else {
+            throw ClusterError.notStarted(logFile: "\(TestPostgres.citusURLVariable) must name a database where the coordinator and its workers are registered")
+        }
+        self.coordinator = coordinator
+        self.workers = workers
+    }
+
+    func freshDatabase(label: String, migrated: Bool) throws -> TestDatabase {
+        let name: String = lock.withLock {
+            counter += 1
+            let n = "\(prefix)\(counter)"
+            made.append(n)
+            return n
+        }
+        let admin = try PostgresConnection(connectionString: connectionString)
+        defer { admin.close() }
+        // CREATE DATABASE cannot take parameters; the name is made above from letters and digits only.
+        try admin.query("SET citus.enable_create_database_propagation = on")
+        try admin.query("CREATE DATABASE \(name)")
+        let url = try ExternalServer.with(connectionString, database: name)
+        let connection = try PostgresConnection(connectionString: url)
+        defer { connection.close() }
+        try connection.query("SELECT citus_set_coordinator_host($1, $2)", [coordinator.host, coordinator.port])
+        for worker in workers {
+            try connection.query("SELECT citus_add_node($1, $2)", [worker.host, worker.port])
+        }
+        if migrated {
+            try connection.query("SET citus.shard_count = 4")
+            try Migrator().migrate(connection)
+        }
+        return TestDatabase(name: name, connectionString: url, cluster: nil)
+    }
+
+    func dropAll() {
+        guard let admin = try? PostgresConnection(connectionString: connectionString) else { return }
+        defer { admin.close() }
+        _ = try? admin.query("SET citus.enable_create_database_propagation = on")
+        for name in lock.withLock({ made }).reversed() {
+            // A worker may still be closing the last sessions of a propagated drop: try again.
+            for attempt in 0..<5 {
+                if (try? admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")) != nil { break }
+                usleep(UInt32(200_000 * (attempt + 1)))
+            }
         }
     }
 }

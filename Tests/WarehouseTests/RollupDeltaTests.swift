@@ -15,11 +15,11 @@ struct RollupDeltaTests {
     static func drift(_ c: PostgresConnection, person: String = "p") throws -> [String] {
         let exact = try c.table("""
             SELECT coalesce(r.type, v.type), coalesce(r.day, v.day), coalesce(r.source, v.source),
-                   (to_jsonb(r) - 'rank')::text, (to_jsonb(v.rollup) - 'rank')::text
+                   (to_jsonb(r) - 'rank')::text, (to_jsonb(v) - 'rank')::text
             FROM (SELECT * FROM health_store.rollup_source WHERE person = $1) r
             FULL JOIN (SELECT * FROM health_store.calc_source WHERE person = $1) v
               ON v.type = r.type AND v.day = r.day AND v.source = r.source
-            WHERE (to_jsonb(r) - 'rank')::text IS DISTINCT FROM (to_jsonb(v.rollup) - 'rank')::text
+            WHERE (to_jsonb(r) - 'rank')::text IS DISTINCT FROM (to_jsonb(v) - 'rank')::text
             """, [person])
         let verify = try c.table("SELECT level, day, type, source, stored, recomputed FROM health_store.verify_rollups($1)", [person])
         return exact.rows.map { "level 1 text: \($0.map { $0 ?? "NULL" })" }
@@ -104,7 +104,7 @@ struct RollupDeltaTests {
                 SELECT type, source, samples, n_values, sum_value::text AS sum_value, min_value, max_value, total::text AS total,
                        latest_uuid::text AS latest_uuid, latest_value, asleep_s::text AS asleep_s, unknown_s::text AS unknown_s,
                        workouts, duration_s::text AS duration_s, distance_m::text AS distance_m, energy_kcal::text AS energy_kcal
-                FROM health_store.rollup_source WHERE person = 'p' AND source = 'watch' ORDER BY type
+                FROM (SELECT r.person, r.type, r.day, r.source, r.total, (r.agg).* FROM health_store.rollup_source r) r WHERE person = 'p' AND source = 'watch' ORDER BY type
                 """)
             let mass = rows.row(where: "type", is: HK.bodyMass)
             #expect(text(mass, "latest_uuid") == S.U(0x004).lowercased() && double(mass, "latest_value") == 80.2,
@@ -135,10 +135,10 @@ struct RollupDeltaTests {
                 S.quantity(S.U(3), HK.heartRate, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 70),
             ])
             #expect(try Self.drift(c).isEmpty)
-            try c.query("UPDATE health_store.rollup_source SET samples = samples + 100 WHERE type = $1", [HK.steps])
+            try c.query("UPDATE health_store.rollup_source SET agg.samples = (agg).samples + 100 WHERE type = $1", [HK.steps])
 
             try store.batch([S.quantity(S.U(4), HK.steps, source: "watch", start: "2026-03-10T10:00:00.000+01:00", value: 1)])
-            let held = try c.table("SELECT samples, total::text AS total FROM health_store.rollup_source WHERE type = $1", [HK.steps])
+            let held = try c.table("SELECT (agg).samples, total::text AS total FROM health_store.rollup_source WHERE type = $1", [HK.steps])
             #expect(held.rows == [["103", "301.000000"]], "merged into the stored row, not recomputed: \(held.rows)")
             #expect(try c.table("SELECT level FROM health_store.verify_rollups('p')").rows == [["source"]])
 
@@ -154,7 +154,7 @@ struct RollupDeltaTests {
             let drift = try Self.drift(c)
             #expect(drift.isEmpty, "the replaced sample's keys were recomputed: \(drift.joined(separator: "\n"))")
             let days = try c.table("""
-                SELECT day::text, samples, total::text FROM health_store.rollup_source WHERE type = $1 ORDER BY day
+                SELECT day::text, (agg).samples, total::text FROM health_store.rollup_source WHERE type = $1 ORDER BY day
                 """, [HK.steps])
             #expect(days.rows == [["2026-03-10", "3", "106.000000"], ["2026-03-11", "2", "256.000000"]], "\(days.rows)")
             #expect(try c.table("SELECT mean FROM health.daily_readings WHERE person = 'p'").rows == [["80"]])
@@ -180,7 +180,7 @@ struct RollupDeltaTests {
             let applied = try Migrator().migrate(c)
             #expect(applied.compactMap(\.version) == Migrator().versioned.compactMap(\.version).filter { $0 >= 21 },
                     "the merge migration and the later ones are pending: \(applied.map(\.name))")
-            let sleep = try c.table("SELECT asleep_s::text, (total = 90)::text FROM health_store.rollup_source WHERE type = $1", [HK.sleep])
+            let sleep = try c.table("SELECT (agg).asleep_s::text, (total = 90)::text FROM health_store.rollup_source WHERE type = $1", [HK.sleep])
             #expect(sleep.rows == [["5400.000000", "true"]], "asleep_s filled by the migration's rebuild: \(sleep.rows)")
             #expect(try Self.drift(c).isEmpty)
 

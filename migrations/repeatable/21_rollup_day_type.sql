@@ -7,17 +7,23 @@
 -- the latest sample across sources. Workouts: count and sums.
 --
 -- Filtering this view on (person, type, day) reaches the index of rollup_source under the
--- window and the GROUP BY, so a refresh reads only the pairs it was given.
+-- windows and the GROUP BY, so a refresh reads only the pairs it was given. Every pick (the
+-- winner, the latest sample) is a window's rank inside one pass over the pair's level-1 rows.
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
 CREATE OR REPLACE VIEW health_store.calc_day_type AS
 WITH r AS (
-  SELECT r.*,
+  SELECT r.person, r.type, r.day, r.source, r.rule, r.per_source_winner, r.metric, r.unit, r.total, (r.agg).*,
          row_number() OVER (PARTITION BY r.person, r.type, r.day
                             ORDER BY array_position(p.sources, r.source) NULLS LAST,
                                      r.total DESC NULLS LAST,
-                                     r.source COLLATE "C") AS day_rank
+                                     r.source COLLATE "C") AS day_rank,
+         -- Rule latest: the latest sample across sources: start desc, end desc, source asc
+         -- (byte order), uuid asc — each source's own latest is already in level 1.
+         row_number() OVER (PARTITION BY r.person, r.type, r.day
+                            ORDER BY (r.agg).latest_start_at DESC NULLS LAST, (r.agg).latest_end_at DESC,
+                                     r.source COLLATE "C", (r.agg).latest_uuid) AS latest_rank
   FROM health_store.rollup_source r
   LEFT JOIN health_store.source_priorities p ON p.person = r.person AND p.type = r.type
 ),
@@ -48,6 +54,9 @@ g AS (
          max(r.rem_s) FILTER (WHERE r.day_rank = 1) AS rem_s,
          max(r.unknown_s) FILTER (WHERE r.day_rank = 1) AS unknown_s,
          array_agg(r.source ORDER BY r.day_rank) AS ranked_sources,
+         max(r.latest_value) FILTER (WHERE r.latest_rank = 1 AND r.latest_start_at IS NOT NULL) AS latest_value,
+         max(r.latest_start_at) FILTER (WHERE r.latest_rank = 1) AS latest_start_at,
+         max(r.source) FILTER (WHERE r.latest_rank = 1 AND r.latest_start_at IS NOT NULL) AS latest_source,
          sum(r.workouts)::bigint AS workouts,
          sum(r.duration_s) AS duration_s,
          sum(r.distance_m) AS distance_m,
@@ -59,15 +68,15 @@ SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g
        g.n_values, g.first_start_at, g.last_start_at,
        CASE WHEN g.per_source_winner THEN g.winner_total::double precision
             WHEN g.rule = 'reading' THEN (g.sum_value / nullif(g.n_values, 0))::double precision
-            WHEN g.rule = 'latest' THEN l.latest_value
+            WHEN g.rule = 'latest' THEN g.latest_value
        END AS value,
        CASE WHEN g.per_source_winner THEN g.winner
-            WHEN g.rule = 'latest' THEN l.source
+            WHEN g.rule = 'latest' THEN g.latest_source
        END AS source,
        CASE WHEN g.per_source_winner THEN coalesce(g.alternatives, '{}'::jsonb) END AS alternatives,
        CASE WHEN g.per_source_winner THEN g.ranked_sources END AS ranked_sources,
        g.min_value, g.max_value,
-       l.latest_start_at AS measured_at,
+       CASE WHEN g.rule = 'latest' THEN g.latest_start_at END AS measured_at,
        CASE WHEN g.rule = 'sleep' THEN g.winner_total::double precision END AS asleep_min,
        CASE WHEN g.rule = 'sleep' THEN (coalesce(g.core_s, 0) / 60)::double precision END AS core_min,
        CASE WHEN g.rule = 'sleep' THEN (coalesce(g.deep_s, 0) / 60)::double precision END AS deep_min,
@@ -80,17 +89,7 @@ SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g
        CASE WHEN g.rule = 'workout' THEN g.duration_s::double precision END AS duration_s,
        CASE WHEN g.rule = 'workout' THEN g.distance_m::double precision END AS distance_m,
        CASE WHEN g.rule = 'workout' THEN g.energy_kcal::double precision END AS energy_kcal
-FROM g
--- Rule latest: the latest sample across sources: start desc, end desc, source asc (byte
--- order), uuid asc — each source's own latest is already in level 1.
-LEFT JOIN LATERAL (
-  SELECT r.latest_value, r.latest_start_at, r.source
-  FROM health_store.rollup_source r
-  WHERE g.rule = 'latest'
-    AND r.person = g.person AND r.type = g.type AND r.day = g.day AND r.latest_start_at IS NOT NULL
-  ORDER BY r.latest_start_at DESC, r.latest_end_at DESC, r.source COLLATE "C", r.latest_uuid
-  LIMIT 1
-) l ON true;
+FROM g;
 
 COMMENT ON VIEW health_store.calc_day_type IS
   'Rollup level 2 computed from rollup_source: the day value of each person, type and day by the type''s rule.';

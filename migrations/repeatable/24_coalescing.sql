@@ -10,7 +10,7 @@
 -- its source's samples, whether they add up or not (health.coalesced_samples).
 --
 -- store_samples keeps both right after every batch (refresh_coverings): only samples near
--- what the batch wrote can change, and they are found by index — the samples starting up to
+-- the spans the batch wrote (health_store.span) can change, and they are found by index — the samples starting up to
 -- an hour before a written span (samples_person_type_source_start), and the rare longer ones
 -- that started earlier (samples_person_long_spans, bounded by long_spans). Whether such a
 -- sample covers anything is one window function over them; only the ones that do are summed.
@@ -40,11 +40,25 @@ RETURN (t AT TIME ZONE 'UTC')::date;
 COMMENT ON FUNCTION health_store.utc_date(timestamptz) IS
   'The UTC calendar date of an instant; a sample''s local day is within one day of it.';
 
--- Samples of the given keys near the given ranges (type, source, lo, hi: parallel arrays, in
--- any number and overlapping as they like) that cover at least one other sample of their key,
--- or are listed in coverings, with what they cover: the count and exact sum of the samples of
--- their key inside their span. With ranges from -infinity to infinity it is every such
--- sample of the keys.
+-- The covers test. S covers some T of its key when T starts no earlier and ends no later. In
+-- the order (start, end descending, uuid) of a key's samples every such T comes after S, except
+-- one with S's very span, which is then right before it: so the least end among the samples
+-- after S (first_end_after) and the span of the one right before it decide it, in one pass. A
+-- sample with no duration combines nothing.
+CREATE OR REPLACE FUNCTION health_store.covers_another(start_at timestamptz, end_at timestamptz, first_end_after timestamptz,
+                                                       before_start timestamptz, before_end timestamptz)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN end_at > start_at AND (first_end_after <= end_at OR (before_start = start_at AND before_end = end_at));
+
+COMMENT ON FUNCTION health_store.covers_another(timestamptz, timestamptz, timestamptz, timestamptz, timestamptz) IS
+  'The covers test in one pass over a key''s samples in the order (start, end descending, uuid): a sample with a duration covers another when the least end after it is within its end, or the sample right before it has its very span.';
+
+-- Samples of the given keys near the given ranges (spans of a type and source, in any number
+-- and overlapping as they like) that cover at least one other sample of their key, or are
+-- listed in coverings, with what they cover: the count and exact sum of the samples of their
+-- key inside their span. With ranges from -infinity to infinity it is every such sample of the
+-- keys. It reads tables, so it is called alone in a statement of its own (docs/scaling.md).
 --
 -- The ranges of a key are first merged into islands (a range starting over an hour after the
 -- previous ones ended starts a new one), so a batch spread over a month reads its own samples,
@@ -52,21 +66,20 @@ COMMENT ON FUNCTION health_store.utc_date(timestamptz) IS
 -- hour before it, and the rare samples over an hour long (samples_person_long_spans, bounded
 -- by long_spans) that started earlier — after the previous island — and reach into it.
 --
--- S covers some T when T starts no earlier and ends no later. In the order (start, end
--- descending, uuid) every such T comes after S, except one with S's very span, which is then
--- right before it: so one running minimum of the ends after each sample and one look at its
--- neighbour decide it, in a single pass.
-CREATE OR REPLACE FUNCTION health_store.coverings_near(p_person text, p_types text[], p_sources text[],
-                                                       p_lo timestamptz[], p_hi timestamptz[])
-RETURNS TABLE (uuid uuid, type text, source text, start_at timestamptz, end_at timestamptz,
-               value double precision, parts bigint, parts_total numeric)
-LANGUAGE sql STABLE
-BEGIN ATOMIC
+-- Whether a sample covers another is health_store.covers_another over one window.
+CREATE OR REPLACE FUNCTION health_store.coverings_near(p_person text, p_ranges health_store.span[])
+RETURNS SETOF health_store.covering
+LANGUAGE plpgsql STABLE
+SET jit = off
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN QUERY
   WITH spans AS (
-    SELECT u.type, u.source, u.lo, u.hi,
-           max(u.hi) OVER (PARTITION BY u.type COLLATE "C", u.source COLLATE "C" ORDER BY u.lo, u.hi
-                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
-    FROM unnest(p_types, p_sources, p_lo, p_hi) AS u(type, source, lo, hi)
+    SELECT u.type, u.source, u.start_at AS lo, u.end_at AS hi,
+           max(u.end_at) OVER (PARTITION BY u.type COLLATE "C", u.source COLLATE "C" ORDER BY u.start_at, u.end_at
+                               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
+    FROM unnest(p_ranges) AS u
   ),
   marked AS (
     SELECT s.*, count(*) FILTER (WHERE s.reach IS NULL OR s.lo > s.reach + interval '1 hour')
@@ -113,9 +126,8 @@ BEGIN ATOMIC
     -- at one instant costs nothing here).
     SELECT w.uuid, w.type, w.source, w.start_at, w.end_at, w.value
     FROM windowed w
-    WHERE w.end_at > w.start_at
-      AND (w.end_at - w.start_at > interval '1 hour' OR w.first_end_after <= w.end_at
-           OR (w.before_start = w.start_at AND w.before_end = w.end_at))
+    WHERE (w.end_at - w.start_at > interval '1 hour'
+           OR health_store.covers_another(w.start_at, w.end_at, w.first_end_after, w.before_start, w.before_end))
     UNION
     -- A sample that covered two or more before this batch may cover none now (its key and
     -- span as they are now: the sample itself may have been replaced).
@@ -143,31 +155,29 @@ BEGIN ATOMIC
          i.total - coalesce(c.value::numeric, 0)
   FROM candidates c
   JOIN inside i ON i.type = c.type AND i.source = c.source AND i.start_at = c.start_at AND i.end_at = c.end_at;
-END;
+END
+$$;
 
-COMMENT ON FUNCTION health_store.coverings_near(text, text[], text[], timestamptz[], timestamptz[]) IS
+COMMENT ON FUNCTION health_store.coverings_near(text, health_store.span[]) IS
   'Samples of the given keys near the given time ranges that cover another sample of their key (or did), with the count and exact sum of the samples inside their span.';
 
--- After a batch: re-decides every sample that may cover what the batch wrote (p_*: the type,
--- source and span of each sample of rule total written, old spans of replaced ones included),
--- keeps coverings and samples.coalesced right, and returns the rollup keys of the samples whose
+-- After a batch: re-decides every sample that may cover what the batch wrote (p_spans: the
+-- span of each sample of rule total written, old spans of replaced ones included), keeps
+-- coverings and samples.coalesced right, and returns the rollup keys of the samples whose
 -- coalesced flag changed: they must be recomputed. Caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_types text[], p_sources text[],
-                                                          p_starts timestamptz[], p_ends timestamptz[])
-RETURNS TABLE (day date, type text, source text)
+CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_spans health_store.span[])
+RETURNS health_store.rollup_key[]
 LANGUAGE plpgsql
 SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
-#variable_conflict use_column
 DECLARE
-  v_types   text[];
-  v_sources text[];
-  v_lo      timestamptz[];
-  v_hi      timestamptz[];
+  v_looked  health_store.span[];
+  v_decided health_store.covering[];
+  v_flipped health_store.rollup_key[];
 BEGIN
-  IF coalesce(cardinality(p_types), 0) = 0 THEN
-    RETURN;
+  IF coalesce(cardinality(p_spans), 0) = 0 THEN
+    RETURN NULL;
   END IF;
 
   -- Which spans need a look at the samples held. A key whose written samples all start at or
@@ -175,7 +185,7 @@ BEGIN
   -- what it wrote, so only its own spans are compared, here, in memory; the rare span that
   -- covers another is looked at below. Every other key's spans are.
   WITH written AS (
-    SELECT u.type, u.source, u.s, u.e FROM unnest(p_types, p_sources, p_starts, p_ends) AS u(type, source, s, e)
+    SELECT w.type, w.source, w.start_at AS s, w.end_at AS e FROM unnest(p_spans) AS w
   ),
   spans_of_key AS (
     SELECT w.type, w.source, min(w.s) AS first_start, max(w.e) AS last_end,
@@ -211,8 +221,7 @@ BEGIN
     ON CONFLICT (person, type, source) DO UPDATE SET longest = excluded.longest
     WHERE l.longest < excluded.longest
   ),
-  -- Within a fresh key, the spans that cover another written span (as in coverings_near:
-  -- every span inside S comes after it in the order (start, end descending), or has its span).
+  -- Within a fresh key, the spans that cover another written span.
   fresh AS (
     SELECT w.*, min(w.e) OVER later AS first_end_after, lead(w.s) OVER later AS before_s,
            lead(w.e) OVER later AS before_e
@@ -225,20 +234,20 @@ BEGIN
     FROM written w WHERE (w.type, w.source) IN (SELECT k.type, k.source FROM keys k WHERE NOT k.fresh)
     UNION ALL
     SELECT f.type, f.source, f.s, f.e FROM fresh f
-    WHERE f.e > f.s AND (f.first_end_after <= f.e OR (f.before_s = f.s AND f.before_e = f.e))
+    WHERE health_store.covers_another(f.s, f.e, f.first_end_after, f.before_s, f.before_e)
   )
-  SELECT array_agg(l.type), array_agg(l.source), array_agg(l.s), array_agg(l.e)
-  INTO v_types, v_sources, v_lo, v_hi
-  FROM looked_at l;
+  SELECT array_agg(ROW(l.type, l.source, l.s, l.e)::health_store.span) INTO v_looked FROM looked_at l;
 
-  IF v_types IS NULL THEN
-    RETURN;
+  IF v_looked IS NULL THEN
+    RETURN NULL;
   END IF;
 
-  RETURN QUERY
+  -- The samples near those spans, decided in a statement of their own (coverings_near reads
+  -- the tables), then written.
+  v_decided := ARRAY(SELECT n FROM health_store.coverings_near(p_person, v_looked) n);
+
   WITH decided AS (
-    SELECT n.*, health_store.parts_add_up(n.value, n.parts, n.parts_total) AS coalescing
-    FROM health_store.coverings_near(p_person, v_types, v_sources, v_lo, v_hi) n
+    SELECT d.*, health_store.parts_add_up(d.value, d.parts, d.parts_total) AS coalescing FROM unnest(v_decided) d
   ),
   kept AS (
     INSERT INTO health_store.coverings AS c (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
@@ -247,41 +256,50 @@ BEGIN
     ON CONFLICT (person, uuid) DO UPDATE SET
       type = excluded.type, source = excluded.source, start_at = excluded.start_at, end_at = excluded.end_at,
       parts = excluded.parts, parts_total = excluded.parts_total, counted = excluded.counted
-    WHERE (c.*) IS DISTINCT FROM (excluded.*)
+    WHERE (c.type, c.source, c.start_at, c.end_at, c.parts, c.parts_total, c.counted)
+          IS DISTINCT FROM (excluded.type, excluded.source, excluded.start_at, excluded.end_at, excluded.parts,
+                            excluded.parts_total, excluded.counted)
   ),
   dropped AS (
     DELETE FROM health_store.coverings c USING decided d
     WHERE c.person = p_person AND c.uuid = d.uuid AND d.parts < 2
+  ),
+  flipped AS (
+    UPDATE health_store.samples s SET coalesced = d.coalescing
+    FROM decided d
+    WHERE s.person = p_person AND s.uuid = d.uuid AND s.coalesced IS DISTINCT FROM d.coalescing
+    RETURNING s.day, s.type, s.source
   )
-  UPDATE health_store.samples s SET coalesced = d.coalescing
-  FROM decided d
-  WHERE s.person = p_person AND s.uuid = d.uuid AND s.coalesced IS DISTINCT FROM d.coalescing
-  RETURNING s.day, s.type, s.source;
+  SELECT array_agg(ROW(f.day, f.type, f.source)::health_store.rollup_key) INTO v_flipped FROM flipped f;
+  RETURN v_flipped;
 END
 $$;
 
-COMMENT ON FUNCTION health_store.refresh_coverings(text, text[], text[], timestamptz[], timestamptz[]) IS
+COMMENT ON FUNCTION health_store.refresh_coverings(text, health_store.span[]) IS
   'Re-decides the coalescing rule for every sample that may cover the given written spans, updates coverings and samples.coalesced, and returns the rollup keys of samples whose flag changed. Called by store_samples under the person lock.';
 
 -- Every sample of rule total of a person that covers two or more samples of its source, from
--- scratch: what coverings and samples.coalesced must hold (verify_rollups, rebuild_rollups).
+-- scratch: what coverings must hold, a coalescing where health_store.parts_add_up
+-- (verify_rollups, rebuild_coverings).
 CREATE OR REPLACE FUNCTION health_store.calc_coverings(p_person text)
-RETURNS TABLE (uuid uuid, type text, source text, start_at timestamptz, end_at timestamptz,
-               parts bigint, parts_total numeric, counted boolean)
-LANGUAGE sql STABLE
-BEGIN ATOMIC
-  SELECT n.uuid, n.type, n.source, n.start_at, n.end_at, n.parts, n.parts_total,
-         NOT health_store.parts_add_up(n.value, n.parts, n.parts_total)
-  FROM (SELECT array_agg(k.type) AS types, array_agg(k.source) AS sources
-        FROM (SELECT DISTINCT s.type, s.source FROM health_store.samples s
-              JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'total'
-              WHERE s.person = p_person) k) keys
-  CROSS JOIN LATERAL health_store.coverings_near(
-    p_person, keys.types, keys.sources,
-    array_fill('-infinity'::timestamptz, ARRAY[coalesce(cardinality(keys.types), 0)]),
-    array_fill('infinity'::timestamptz, ARRAY[coalesce(cardinality(keys.types), 0)])) n
+RETURNS SETOF health_store.covering
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_keys health_store.span[];
+BEGIN
+  SELECT array_agg(ROW(k.type, k.source, '-infinity', 'infinity')::health_store.span) INTO v_keys
+  FROM (SELECT DISTINCT s.type, s.source FROM health_store.samples s
+        WHERE s.person = p_person AND s.type IN (SELECT t.type FROM health_store.total_types t)) k;
+  IF v_keys IS NULL THEN
+    RETURN;
+  END IF;
+  RETURN QUERY
+  SELECT n.* FROM unnest(ARRAY(SELECT n FROM health_store.coverings_near(p_person, v_keys) n)) n
   WHERE n.parts >= 2;
-END;
+END
+$$;
 
 COMMENT ON FUNCTION health_store.calc_coverings(text) IS
   'Every sample of rule total of a person covering two or more samples of its own source, computed from the samples alone: what health_store.coverings must hold.';
@@ -293,6 +311,8 @@ RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+  v_coverings health_store.covering[];
 BEGIN
   DELETE FROM health_store.long_spans WHERE person = p_person;
   INSERT INTO health_store.long_spans (person, type, source, longest)
@@ -305,14 +325,15 @@ BEGIN
   INSERT INTO health_store.key_frontiers (person, type, source, latest_end)
   SELECT s.person, s.type, s.source, max(s.end_at)
   FROM health_store.samples s
-  JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'total'
-  WHERE s.person = p_person
+  WHERE s.person = p_person AND s.type IN (SELECT t.type FROM health_store.total_types t)
   GROUP BY s.person, s.type, s.source;
 
   DELETE FROM health_store.coverings WHERE person = p_person;
+  v_coverings := ARRAY(SELECT c FROM health_store.calc_coverings(p_person) c);
   INSERT INTO health_store.coverings (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
-  SELECT p_person, c.uuid, c.type, c.source, c.start_at, c.end_at, c.parts, c.parts_total, c.counted
-  FROM health_store.calc_coverings(p_person) c;
+  SELECT p_person, c.uuid, c.type, c.source, c.start_at, c.end_at, c.parts, c.parts_total,
+         NOT health_store.parts_add_up(c.value, c.parts, c.parts_total)
+  FROM unnest(v_coverings) c;
 
   UPDATE health_store.samples s SET coalesced = x.coalesced
   FROM (SELECT s.uuid, coalesce(NOT c.counted, false) AS coalesced
@@ -328,8 +349,8 @@ COMMENT ON FUNCTION health_store.rebuild_coverings(text) IS
 
 REVOKE EXECUTE ON FUNCTION
   health_store.utc_date(timestamptz),
-  health_store.coverings_near(text, text[], text[], timestamptz[], timestamptz[]),
-  health_store.refresh_coverings(text, text[], text[], timestamptz[], timestamptz[]),
+  health_store.coverings_near(text, health_store.span[]),
+  health_store.refresh_coverings(text, health_store.span[]),
   health_store.calc_coverings(text),
   health_store.rebuild_coverings(text)
 FROM PUBLIC;

@@ -7,48 +7,53 @@
 -- the key's equality conditions are pushed under the view's GROUP BY (or window) into an
 -- index scan of exactly that key. (Joined or `= ANY` conditions are not: the view would be
 -- computed for every key of the person.) Stored rows are read and ranks written the same
--- way, key by key. Plans are generic (the statements are keyed the same way every time) and
--- never JIT-compiled: a plan over a few keys can look costly enough to be compiled, and
--- compiling costs more than running it. A generic plan is made on a session's first call,
--- often when the tables are still empty; only a per-key index scan stays right as they grow.
+-- way, key by key: whatever plan the statement gets, each key can only be an index scan.
+-- Plans are never JIT-compiled: a plan over a few keys can look costly enough to be compiled,
+-- and compiling costs more than running it.
 --
--- Rows move whole: a calc view's row becomes the table's row by column name
+-- Rows move whole: a level-2 or level-3 calc view's row becomes the table's row by column name
 -- (jsonb_populate_record), is written with `SELECT (x).*`, and an upsert compares and sets
--- the whole row. Every refresh runs under the person lock (health_store.lock_person), so two
--- writers of one person never refresh at once.
+-- the whole row; level 1's aggregates are one column (agg). Every refresh runs under the
+-- person lock (health_store.lock_person), so two writers of one person never refresh at once.
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
--- Levels 2 and 3 for the given (day, type) pairs of one person, after level 1 changed: the
--- day values and each source's rank, then the days' summary rows. Caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.refresh_day_types(p_person text, p_days date[], p_types text[])
+-- Levels 2 and 3 for the (day, type) pairs of the given keys of one person (their sources do
+-- not matter), after level 1 changed: the day values and each source's rank, then the days'
+-- summary rows. Caller holds the person lock.
+--
+-- Each level is read with the keys' days and types as two lists (`= ANY`), which the view's
+-- grouping and windows let through to the index of the level below: the pairs asked for, and
+-- the few other pairs of those days and types, which are recomputed to what they already
+-- hold and not rewritten. Recomputed rows are kept in a variable and written by a statement of
+-- their own (docs/scaling.md: one modification per statement, none over a view).
+CREATE OR REPLACE FUNCTION health_store.refresh_day_types(p_person text, p_keys health_store.rollup_key[])
 RETURNS void LANGUAGE plpgsql
 SET jit = off
-SET plan_cache_mode = force_generic_plan
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_day    date;
-  v_type   text;
-  v_ranked text[];
+  v_days    date[];
+  v_types   text[];
+  v_pairs   health_store.rollup_day_type[];
+  v_summary health_store.rollup_day[];
 BEGIN
-  WITH k AS (
-    SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)
-  ),
-  x AS (
-    SELECT jsonb_populate_record(NULL::health_store.rollup_day_type, to_jsonb(v)) AS r
-    FROM k
-    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day_type v
-                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day OFFSET 0) v
-  ),
+  SELECT array_agg(DISTINCT k.day), array_agg(DISTINCT k.type) INTO v_days, v_types FROM unnest(p_keys) k;
+  IF v_days IS NULL THEN
+    RETURN;
+  END IF;
+
+  SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_day_type, to_jsonb(v))) INTO v_pairs
+  FROM health_store.calc_day_type v
+  WHERE v.person = p_person AND v.type = ANY (v_types) AND v.day = ANY (v_days);
+
   -- A pair left without level 1 rows has no data any more: no row.
-  gone AS (
-    DELETE FROM health_store.rollup_day_type d USING k
-    WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
-      AND NOT EXISTS (SELECT 1 FROM x WHERE (x.r).type = k.type AND (x.r).day = k.day)
-  )
+  DELETE FROM health_store.rollup_day_type d
+  WHERE d.person = p_person AND d.type = ANY (v_types) AND d.day = ANY (v_days)
+    AND NOT EXISTS (SELECT 1 FROM unnest(v_pairs) x WHERE x.type = d.type AND x.day = d.day);
+
   INSERT INTO health_store.rollup_day_type AS t
-  SELECT (x.r).* FROM x
+  SELECT x.* FROM unnest(v_pairs) x
   ON CONFLICT (person, type, day) DO UPDATE SET
     rule = excluded.rule, per_source_winner = excluded.per_source_winner,
     metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
@@ -66,39 +71,22 @@ BEGIN
   -- Unchanged rows are not rewritten.
   WHERE (t.*) IS DISTINCT FROM (excluded.*);
 
-  -- Each source's rank (rules total and sleep), from the day's ranking just written: one
-  -- statement per (day, type) pair, which can only be an index scan of that pair. (Joined
-  -- to the pairs instead, the cached plan can hash every level 1 row of the person: it is
-  -- made on the first batch, when the tables look empty.)
-  FOR v_day, v_type, v_ranked IN
-    SELECT d.day, d.type, d.ranked_sources
-    FROM (SELECT DISTINCT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)) k
-    CROSS JOIN LATERAL (SELECT d.day, d.type, d.ranked_sources FROM health_store.rollup_day_type d
-                        WHERE d.person = p_person AND d.type = k.type AND d.day = k.day
-                          AND d.per_source_winner
-                        OFFSET 0) d
-  LOOP
-    UPDATE health_store.rollup_source r SET rank = array_position(v_ranked, r.source)
-    WHERE r.person = p_person AND r.type = v_type AND r.day = v_day
-      AND r.rank IS DISTINCT FROM array_position(v_ranked, r.source);
-  END LOOP;
+  -- Each source's rank (rules total and sleep), from the day's ranking just computed.
+  UPDATE health_store.rollup_source r SET rank = array_position(x.ranked_sources, r.source)
+  FROM unnest(v_pairs) x
+  WHERE x.per_source_winner AND r.person = p_person AND r.type = x.type AND r.day = x.day
+    AND r.rank IS DISTINCT FROM array_position(x.ranked_sources, r.source);
 
-  WITH k AS (
-    SELECT DISTINCT u.day FROM unnest(p_days) AS u(day)
-  ),
-  x AS (
-    SELECT jsonb_populate_record(NULL::health_store.rollup_day, to_jsonb(v)) AS r
-    FROM k
-    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_day v
-                        WHERE v.person = p_person AND v.day = k.day OFFSET 0) v
-  ),
-  gone AS (
-    DELETE FROM health_store.rollup_day d USING k
-    WHERE d.person = p_person AND d.day = k.day
-      AND NOT EXISTS (SELECT 1 FROM x WHERE (x.r).day = k.day)
-  )
+  SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_day, to_jsonb(v))) INTO v_summary
+  FROM health_store.calc_day v
+  WHERE v.person = p_person AND v.day = ANY (v_days);
+
+  DELETE FROM health_store.rollup_day d
+  WHERE d.person = p_person AND d.day = ANY (v_days)
+    AND NOT EXISTS (SELECT 1 FROM unnest(v_summary) x WHERE x.day = d.day);
+
   INSERT INTO health_store.rollup_day AS t
-  SELECT (x.r).* FROM x
+  SELECT x.* FROM unnest(v_summary) x
   ON CONFLICT (person, day) DO UPDATE SET
     steps = excluded.steps, distance_m = excluded.distance_m,
     flights_climbed = excluded.flights_climbed,
@@ -121,169 +109,166 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION health_store.refresh_day_types(text, date[], text[]) IS
-  'Recomputes level 2 (rollup_day_type) and the ranks of the given (day, type) pairs of one person from rollup_source, then level 3 (rollup_day) of their days. Caller holds the person lock.';
+COMMENT ON FUNCTION health_store.refresh_day_types(text, health_store.rollup_key[]) IS
+  'Recomputes level 2 (rollup_day_type) and the ranks of the (day, type) pairs of the given keys of one person from rollup_source, then level 3 (rollup_day) of their days. Caller holds the person lock.';
 
--- The rollups after one batch of one person, then everything derived from them. store_batch
+-- The rollups after one batch of one person, then everything derived from them. store_samples
 -- calls it in the batch's transaction, holding the person lock, with
---   p_days, p_types, p_sources  the keys to recompute from the samples: every key a replaced
---                               sample left or joined (NULL: none)
---   p_added                     per key, the samples the batch inserted into every other key
---                               it touched (NULL: none; never a key to recompute): those keys
---                               only gained samples, so their stored row is merged with
---                               source_rollup of the added samples instead of reading all of
---                               the key's samples again.
+--   p_keys   the keys to recompute from the samples: every key a replaced sample left or
+--            joined, or whose coalescing changed (NULL: none)
+--   p_added  per key, the samples the batch inserted into every other key it touched (NULL:
+--            none; never a key to recompute): those keys only gained samples, so their stored
+--            aggregates are merged with source_rollup of the added samples instead of reading
+--            all of the key's samples again.
 -- Level 1 is one statement for both kinds of key; then levels 2 and 3 for every (day, type)
--- touched.
-CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_days date[], p_types text[], p_sources text[],
+-- touched. A writer storing several batches in one transaction sets
+-- health_warehouse.defer_rollups: the work is queued (deferred_rollups) and done once, by
+-- health_store.flush_rollups before its COMMIT, for every key the batches touched.
+CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_keys health_store.rollup_key[],
                                                               p_added health_store.added_samples[])
 RETURNS void LANGUAGE plpgsql
 SET jit = off
-SET plan_cache_mode = force_generic_plan
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_days  date[];
-  v_types text[];
+  v_pairs      health_store.rollup_key[];
+  v_days       date[];
+  v_types      text[];
+  v_sources    text[];
+  v_recomputed health_store.rollup_source[];
+  v_stored     health_store.stored_level1[];
+  v_rows       health_store.rollup_source[];
+  v_rules      health_store.type_rule[];
 BEGIN
-  IF coalesce(cardinality(p_days), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
+  IF coalesce(cardinality(p_keys), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
     RETURN;
   END IF;
-  -- A writer storing several batches in one transaction (backlog ingest) sets
-  -- health_warehouse.defer_rollups: the work is queued and done once, at commit
-  -- (flush_deferred_rollups), for every key the batches touched.
   IF current_setting('health_warehouse.defer_rollups', true) = 'on' THEN
-    INSERT INTO health_store.deferred_rollups (person, days, types, sources, added)
-    VALUES (p_person, p_days, p_types, p_sources, p_added);
+    INSERT INTO health_store.deferred_rollups (person, xact, keys, added)
+    VALUES (p_person, pg_current_xact_id(), p_keys, p_added);
     RETURN;
+  END IF;
+  -- The rules of the types added to, read alone (a rule is reference data: docs/scaling.md).
+  SELECT array_agg(ROW(r.type, r.rule, r.per_source_winner, r.metric, r.unit)::health_store.type_rule) INTO v_rules
+  FROM health_store.type_rules r WHERE r.type IN (SELECT a.type FROM unnest(p_added) a);
+
+  -- Keys to recompute: their rows from all of their samples (the keys' days, types and sources
+  -- as lists reach the samples' index under the grouping; rows of keys not asked for are
+  -- dropped below), keeping the rank each has (level 2 sets ranks after this).
+  IF p_keys IS NOT NULL THEN
+    p_keys := ARRAY(SELECT DISTINCT k FROM unnest(p_keys) k);
+    SELECT array_agg(DISTINCT k.day), array_agg(DISTINCT k.type), array_agg(DISTINCT k.source)
+    INTO v_days, v_types, v_sources FROM unnest(p_keys) k;
+    SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, to_jsonb(v))) INTO v_recomputed
+    FROM health_store.calc_source v
+    WHERE v.person = p_person AND v.type = ANY (v_types) AND v.day = ANY (v_days) AND v.source = ANY (v_sources);
   END IF;
 
-  WITH k AS (
-    SELECT DISTINCT u.day, u.type, u.source FROM unnest(p_days, p_types, p_sources) AS u(day, type, source)
-  ),
-  x AS (
-    -- A key to recompute: its row from all of its samples, keeping the rank it has (level 2
-    -- sets ranks after this).
-    SELECT jsonb_populate_record(v.rollup, jsonb_build_object('rank', t.rank)) AS r
-    FROM k
-    CROSS JOIN LATERAL (SELECT v.rollup FROM health_store.calc_source v
-                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
-                        OFFSET 0) v
-    LEFT JOIN LATERAL (SELECT t.rank FROM health_store.rollup_source t
-                       WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source
-                       OFFSET 0) t ON true
+  -- Keys that only gained samples: their stored aggregates and rank, by one index probe each.
+  SELECT array_agg(ROW(t.day, t.type, t.source, t.rank, t.agg)::health_store.stored_level1) INTO v_stored
+  FROM unnest(p_keys || ARRAY(SELECT ROW(a.day, a.type, a.source)::health_store.rollup_key FROM unnest(p_added) a)) k
+  JOIN LATERAL (SELECT t.day, t.type, t.source, t.rank, t.agg FROM health_store.rollup_source t
+                WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source) t ON true;
+
+  -- Every new row: a recomputed key with its stored rank, and an added-to key's stored
+  -- aggregates merged with the added samples' own.
+  SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, x.row)) INTO v_rows
+  FROM (
+    SELECT to_jsonb(r) || jsonb_build_object('rank', s.rank) AS row
+    FROM unnest(v_recomputed) r
+    JOIN unnest(p_keys) k ON k.day = r.day AND k.type = r.type AND k.source = r.source
+    LEFT JOIN unnest(v_stored) s ON s.day = r.day AND s.type = r.type AND s.source = r.source
     UNION ALL
-    -- A key that only gained samples: the stored row (none for a new key) merged with the
-    -- added samples' own row. One index probe per key (a join could hash every level 1 row
-    -- of the person).
-    SELECT m AS r
-    FROM unnest(p_added) AS a
-    CROSS JOIN LATERAL health_store.source_rollup(p_person, a.type, a.day, a.source, a.samples) n
-    LEFT JOIN LATERAL (SELECT t AS stored FROM health_store.rollup_source t
-                       WHERE t.person = p_person AND t.type = a.type AND t.day = a.day AND t.source = a.source
-                       OFFSET 0) t ON true
-    CROSS JOIN LATERAL health_store.merge_source_rollups(t.stored, n) m
-  ),
+    SELECT jsonb_build_object('person', p_person, 'type', a.type, 'day', a.day, 'source', a.source, 'rule', r.rule,
+                              'per_source_winner', coalesce(r.per_source_winner, false), 'metric', r.metric,
+                              'unit', r.unit, 'total', health_store.source_total(r.rule, m.agg),
+                              'rank', s.rank, 'agg', m.agg)
+    FROM unnest(p_added) a
+    LEFT JOIN unnest(v_rules) r ON r.type = a.type
+    LEFT JOIN unnest(v_stored) s ON s.day = a.day AND s.type = a.type AND s.source = a.source
+    CROSS JOIN LATERAL (SELECT health_store.merge_source_rollups(s.agg, health_store.source_rollup(r.rule, a.samples)) AS agg
+                        OFFSET 0) m
+  ) x;
+
   -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
-  gone AS (
-    DELETE FROM health_store.rollup_source r USING k
-    WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
-      AND NOT EXISTS (SELECT 1 FROM x WHERE (x.r).type = k.type AND (x.r).day = k.day AND (x.r).source = k.source)
-  )
+  DELETE FROM health_store.rollup_source r
+  USING unnest(p_keys) k
+  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
+    AND NOT EXISTS (SELECT 1 FROM unnest(v_rows) x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source);
+
   INSERT INTO health_store.rollup_source AS t
-  SELECT (x.r).* FROM x
+  SELECT x.* FROM unnest(v_rows) x
   ON CONFLICT (person, type, day, source) DO UPDATE SET
-    rule = excluded.rule, per_source_winner = excluded.per_source_winner,
-    metric = excluded.metric, unit = excluded.unit, kind = excluded.kind,
-    samples = excluded.samples, n_values = excluded.n_values, sum_value = excluded.sum_value,
-    min_value = excluded.min_value, max_value = excluded.max_value,
-    first_start_at = excluded.first_start_at, last_start_at = excluded.last_start_at,
-    total = excluded.total, latest_start_at = excluded.latest_start_at,
-    latest_end_at = excluded.latest_end_at, latest_value = excluded.latest_value,
-    latest_uuid = excluded.latest_uuid, in_bed_s = excluded.in_bed_s,
-    unspecified_s = excluded.unspecified_s, awake_s = excluded.awake_s,
-    core_s = excluded.core_s, deep_s = excluded.deep_s, rem_s = excluded.rem_s,
-    unknown_s = excluded.unknown_s, workouts = excluded.workouts,
-    duration_s = excluded.duration_s, distance_m = excluded.distance_m,
-    energy_kcal = excluded.energy_kcal, rank = excluded.rank, asleep_s = excluded.asleep_s
+    rule = excluded.rule, per_source_winner = excluded.per_source_winner, metric = excluded.metric,
+    unit = excluded.unit, total = excluded.total, rank = excluded.rank, agg = excluded.agg
   -- Unchanged rows are not rewritten.
   WHERE (t.*) IS DISTINCT FROM (excluded.*);
 
   -- Levels 2 and 3 of every (day, type) either kind of key touched.
-  SELECT array_agg(d.day), array_agg(d.type) INTO v_days, v_types FROM (
-    SELECT u.day, u.type FROM unnest(p_days, p_types) AS u(day, type)
+  SELECT array_agg(ROW(d.day, d.type, NULL)::health_store.rollup_key) INTO v_pairs FROM (
+    SELECT u.day, u.type FROM unnest(p_keys) AS u
     UNION
     SELECT a.day, a.type FROM unnest(p_added) AS a) d;
-  PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
+  PERFORM health_store.refresh_day_types(p_person, v_pairs);
 END
 $$;
 
-COMMENT ON FUNCTION health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]) IS
-  'Refreshes the rollups after one batch of one person: the given (day, type, source) keys recomputed from the samples, the keys that only gained samples merged from their stored row and the added samples, then the day values and summary rows derived from them. Called by store_batch under the person lock.';
+COMMENT ON FUNCTION health_store.refresh_batch_rollups(text, health_store.rollup_key[], health_store.added_samples[]) IS
+  'Refreshes the rollups after one batch of one person: the given keys recomputed from the samples, the keys that only gained samples merged from their stored aggregates and the added samples, then the day values and summary rows derived from them (or queues it all for health_store.flush_rollups while health_warehouse.defer_rollups is on). Called by store_samples under the person lock.';
 
--- At the commit of a transaction that deferred its rollup refreshes: each person's queued
--- keys in one refresh. A key recomputed by any batch is recomputed (from the samples as
--- committed); the samples other batches added to it need no merge then. The added samples of a
--- key from several batches are merged into its stored row at once: every level-1 aggregate is
--- associative, so one merge of all of them equals one merge per batch.
-CREATE OR REPLACE FUNCTION health_store.flush_deferred_rollups() RETURNS trigger
+-- Before the COMMIT of a transaction that deferred a person's rollup refreshes (a BatchGroup:
+-- backlog ingest, export imports): that person's queued keys in one refresh. A key recomputed
+-- by any batch is recomputed (from the samples as they are now); the samples other batches
+-- added to it need no merge then. The added samples of a key from several batches are merged
+-- into its stored aggregates at once: every level-1 aggregate is associative, so one merge of
+-- all of them equals one merge per batch. Deferring ends with it: later batches of the same
+-- transaction refresh as they go. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.flush_rollups(p_person text) RETURNS void
 LANGUAGE plpgsql
+SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  r record;
+  v_keys  health_store.rollup_key[];
+  v_added health_store.added_samples[];
 BEGIN
   PERFORM set_config('health_warehouse.defer_rollups', 'off', true);
-  FOR r IN
-    WITH taken AS (
-      DELETE FROM health_store.deferred_rollups d WHERE d.xact = pg_current_xact_id() RETURNING d.*
-    ),
-    recompute AS (
-      SELECT DISTINCT t.person, k.day, k.type, k.source
-      FROM taken t CROSS JOIN LATERAL unnest(t.days, t.types, t.sources) AS k(day, type, source)
-    ),
-    added AS (
-      SELECT t.person, a.day, a.type, a.source, array_agg(f) AS samples
-      FROM taken t CROSS JOIN LATERAL unnest(t.added) AS a CROSS JOIN LATERAL unnest(a.samples) AS f
-      WHERE NOT EXISTS (SELECT 1 FROM recompute k
-                        WHERE k.person = t.person AND k.day = a.day AND k.type = a.type AND k.source = a.source)
-      GROUP BY t.person, a.day, a.type, a.source
-    )
-    SELECT p.person, k.days, k.types, k.sources, a.added
-    FROM (SELECT DISTINCT t.person FROM taken t) p
-    CROSS JOIN LATERAL (SELECT array_agg(k.day) AS days, array_agg(k.type) AS types, array_agg(k.source) AS sources
-                        FROM recompute k WHERE k.person = p.person) k
-    CROSS JOIN LATERAL (SELECT array_agg(ROW(a.day, a.type, a.source, a.samples)::health_store.added_samples) AS added
-                        FROM added a WHERE a.person = p.person) a
-  LOOP
-    PERFORM health_store.refresh_batch_rollups(r.person, r.days, r.types, r.sources, r.added);
-  END LOOP;
-  RETURN NULL;
+  WITH taken AS (
+    DELETE FROM health_store.deferred_rollups d WHERE d.person = p_person AND d.xact = pg_current_xact_id()
+    RETURNING d.keys, d.added
+  ),
+  recompute AS (
+    SELECT DISTINCT k.day, k.type, k.source FROM taken t CROSS JOIN LATERAL unnest(t.keys) AS k
+  ),
+  added AS (
+    SELECT a.day, a.type, a.source, array_agg(f) AS samples
+    FROM taken t CROSS JOIN LATERAL unnest(t.added) AS a CROSS JOIN LATERAL unnest(a.samples) AS f
+    WHERE NOT EXISTS (SELECT 1 FROM recompute k WHERE k.day = a.day AND k.type = a.type AND k.source = a.source)
+    GROUP BY a.day, a.type, a.source
+  )
+  SELECT (SELECT array_agg(ROW(k.day, k.type, k.source)::health_store.rollup_key) FROM recompute k),
+         (SELECT array_agg(ROW(a.day, a.type, a.source, a.samples)::health_store.added_samples) FROM added a)
+  INTO v_keys, v_added;
+  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, v_added);
 END
 $$;
 
-COMMENT ON FUNCTION health_store.flush_deferred_rollups() IS
-  'Trigger at the commit of a transaction that deferred its rollup refreshes (health_warehouse.defer_rollups): refreshes each person''s queued keys once.';
-
-DROP TRIGGER IF EXISTS deferred_rollups_at_commit ON health_store.deferred_rollups;
-CREATE CONSTRAINT TRIGGER deferred_rollups_at_commit
-  AFTER INSERT ON health_store.deferred_rollups
-  DEFERRABLE INITIALLY DEFERRED
-  FOR EACH ROW EXECUTE FUNCTION health_store.flush_deferred_rollups();
+COMMENT ON FUNCTION health_store.flush_rollups(text) IS
+  'Refreshes, once, every rollup key a person''s batches queued in this transaction while health_warehouse.defer_rollups was on, and stops deferring; a BatchGroup calls it before COMMIT. Caller holds the person lock.';
 
 -- The rollups of the given (day, type, source) keys of one person, recomputed from the
 -- samples, then everything derived from them. For writers that move samples between keys
 -- (set_time_zone); the caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_days date[], p_types text[], p_sources text[])
+CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_keys health_store.rollup_key[])
 RETURNS void LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  PERFORM health_store.refresh_batch_rollups(p_person, p_days, p_types, p_sources, NULL);
+  PERFORM health_store.refresh_batch_rollups(p_person, p_keys, NULL);
 END
 $$;
 
-COMMENT ON FUNCTION health_store.refresh_rollups(text, date[], text[], text[]) IS
+COMMENT ON FUNCTION health_store.refresh_rollups(text, health_store.rollup_key[]) IS
   'Recomputes the rollups of the given (day, type, source) keys of one person from the samples, and the day values and summary rows derived from them. Caller holds the person lock.';
 
 -- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
@@ -294,16 +279,15 @@ SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_days  date[];
-  v_types text[];
+  v_pairs health_store.rollup_key[];
 BEGIN
   IF p_type IS NOT NULL THEN
     -- One type (a source priority changed): every day it has or had.
-    SELECT array_agg(x.day), array_agg(p_type) INTO v_days, v_types FROM (
+    SELECT array_agg(ROW(x.day, p_type, NULL)::health_store.rollup_key) INTO v_pairs FROM (
       SELECT r.day FROM health_store.rollup_source r WHERE r.person = p_person AND r.type = p_type
       UNION SELECT d.day FROM health_store.rollup_day_type d WHERE d.person = p_person AND d.type = p_type) x;
-    IF v_days IS NOT NULL THEN
-      PERFORM health_store.refresh_day_types(p_person, v_days, v_types);
+    IF v_pairs IS NOT NULL THEN
+      PERFORM health_store.refresh_day_types(p_person, v_pairs);
     END IF;
     RETURN;
   END IF;
@@ -354,8 +338,9 @@ BEGIN
     DELETE FROM health_store.rollup_day_type WHERE person = v_person;
     DELETE FROM health_store.rollup_source WHERE person = v_person;
 
-    INSERT INTO health_store.rollup_source
-    SELECT (v.rollup).* FROM health_store.calc_source v WHERE v.person = v_person
+    INSERT INTO health_store.rollup_source (person, type, day, source, rule, per_source_winner, metric, unit, total, rank, agg)
+    SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit, v.total, v.rank, v.agg
+    FROM health_store.calc_source v WHERE v.person = v_person
     ORDER BY v.day, v.type, v.source;
 
     PERFORM health_store.refresh_person_derived(v_person, NULL);
@@ -396,10 +381,15 @@ COMMENT ON FUNCTION health_store.after_migrate() IS
 -- recompute too (level coalescing, keyed by the covering sample's uuid as text in source).
 CREATE OR REPLACE FUNCTION health_store.verify_rollups(p_person text)
 RETURNS TABLE (level text, day date, type text, source text, stored jsonb, recomputed jsonb)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET work_mem = '256MB'
 SET search_path = pg_catalog, pg_temp
 AS $$
+#variable_conflict use_column
+DECLARE
+  v_coverings health_store.covering[] := ARRAY(SELECT c FROM health_store.calc_coverings(p_person) c);
+BEGIN
+  RETURN QUERY
   WITH stored_source AS (
     SELECT r.type, r.day, r.source, to_jsonb(r) - 'rank' AS j
     FROM health_store.rollup_source r WHERE r.person = p_person
@@ -413,7 +403,7 @@ AS $$
     WHERE r.person = p_person AND r.rank IS DISTINCT FROM array_position(d.ranked_sources, r.source)
   ),
   calc_source AS (
-    SELECT v.type, v.day, v.source, to_jsonb(v.rollup) - 'rank' AS j
+    SELECT v.type, v.day, v.source, to_jsonb(v) - 'rank' AS j
     FROM health_store.calc_source v WHERE v.person = p_person
   ),
   stored_day_type AS (
@@ -439,9 +429,10 @@ AS $$
       AND NOT EXISTS (SELECT 1 FROM health_store.coverings c WHERE c.person = s.person AND c.uuid = s.uuid)
   ),
   calc_coverings AS (
-    SELECT c.uuid, c.type, jsonb_build_object('parts', c.parts, 'parts_total', c.parts_total, 'counted', c.counted,
-                                              'coalesced', NOT c.counted) AS j
-    FROM health_store.calc_coverings(p_person) c
+    SELECT c.uuid, c.type, jsonb_build_object('parts', c.parts, 'parts_total', c.parts_total, 'counted', NOT x.coalescing,
+                                              'coalesced', x.coalescing) AS j
+    FROM unnest(v_coverings) c
+    CROSS JOIN LATERAL (SELECT health_store.parts_add_up(c.value, c.parts, c.parts_total) AS coalescing) x
   ),
   calc_day AS (
     SELECT v.day, to_jsonb(v) AS j FROM health_store.calc_day v WHERE v.person = p_person
@@ -451,8 +442,8 @@ AS $$
     SELECT k.type, k.source, jsonb_build_object('latest_end', f.latest_end) AS stored,
            jsonb_build_object('latest_end', k.latest_end) AS recomputed
     FROM (SELECT s.type, s.source, max(s.end_at) AS latest_end FROM health_store.samples s
-          JOIN health_store.catalog c ON c.type = s.type AND c.rule = 'total'
-          WHERE s.person = p_person GROUP BY s.type, s.source) k
+          WHERE s.person = p_person AND s.type IN (SELECT t.type FROM health_store.total_types t)
+          GROUP BY s.type, s.source) k
     LEFT JOIN health_store.key_frontiers f ON f.person = p_person AND f.type = k.type AND f.source = k.source
     WHERE f.latest_end IS NULL OR f.latest_end < k.latest_end
   )
@@ -475,17 +466,18 @@ AS $$
   WHERE a.j IS DISTINCT FROM b.j
   UNION ALL
   SELECT 'frontier', NULL, x.type, x.source, x.stored, x.recomputed FROM frontier_drift x
-  ORDER BY 1, 2, 3, 4
+  ORDER BY 1, 2, 3, 4;
+END
 $$;
 
 COMMENT ON FUNCTION health_store.verify_rollups(text) IS
   'Lists every difference between one person''s stored rollups and a recompute (level, key, stored row, recomputed row); no rows means they are equal.';
 
 REVOKE EXECUTE ON FUNCTION
-  health_store.flush_deferred_rollups(),
-  health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]),
-  health_store.refresh_rollups(text, date[], text[], text[]),
-  health_store.refresh_day_types(text, date[], text[]),
+  health_store.flush_rollups(text),
+  health_store.refresh_batch_rollups(text, health_store.rollup_key[], health_store.added_samples[]),
+  health_store.refresh_rollups(text, health_store.rollup_key[]),
+  health_store.refresh_day_types(text, health_store.rollup_key[]),
   health_store.refresh_person_derived(text, text),
   health_store.rebuild_rollups(text),
   health_store.after_migrate(),

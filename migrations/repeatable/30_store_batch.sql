@@ -1,20 +1,14 @@
--- The write path. store_samples is the only code that writes health_store.samples: it
--- upserts samples on (person, uuid) and keeps the rollups of every key it touched, in the
--- caller's transaction under the person lock. store_batch stores one validated healthd batch
--- (HTTP and backlog files alike, and the Health app's export) with it, plus the batch's
--- delivery row and its quarantined samples; a Stridee workout body stores its workout sample
--- with it too (35_stridee.sql).
+-- The write path. store_samples inserts and replaces the rows of health_store.samples — every
+-- sample comes in through it: healthd batches (HTTP and backlog files) and the Health app's
+-- export through store_batch, a Stridee workout's sample through store_workout
+-- (35_stridee.sql). It upserts samples on (person, uuid) and keeps the rollups of every key it
+-- touched, in the caller's transaction under the person lock. The other writers of the table
+-- only mark or remove what is held (docs/architecture.md lists them: the coalescing flag, the
+-- day when the time zone changes, an imported twin a pushed sample replaces). store_batch
+-- stores one validated batch with it, plus the batch's delivery row and its quarantined
+-- samples.
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
-
--- Which copy of a sample wins when two origins hold the same uuid: a healthd copy replaces
--- any other, a Stridee body replaces its own earlier copy or an export's, an export only its own.
-CREATE OR REPLACE FUNCTION health_store.origin_rank(origin text) RETURNS integer
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE origin WHEN 'healthd' THEN 3 WHEN 'stridee' THEN 2 WHEN 'export' THEN 1 END;
-
-COMMENT ON FUNCTION health_store.origin_rank(text) IS
-  'Precedence of a sample''s origin when two copies share a uuid: healthd over stridee over export.';
 
 -- Upserts samples of one person and refreshes the rollups of every key touched; returns how
 -- many were inserted and how many replaced (the rest are duplicates). Caller holds the person
@@ -39,19 +33,14 @@ AS $$
 DECLARE
   v_tz       text;
   v_rank     integer := health_store.origin_rank(p_origin);
-  v_days     date[];
-  v_types    text[];
-  v_sources  text[];
+  -- Rollup keys a replaced sample left or joined (recomputed), and per key the samples the
+  -- batch inserted into every other key it touched (merged).
+  v_keys     health_store.rollup_key[];
   v_added    health_store.added_samples[];
   -- Spans of the samples of rule total written (old spans of replaced ones too): the
   -- coalescing rule is decided again around them.
-  v_span_types   text[];
-  v_span_sources text[];
-  v_span_starts  timestamptz[];
-  v_span_ends    timestamptz[];
-  v_flip_days    date[];
-  v_flip_types   text[];
-  v_flip_sources text[];
+  v_spans    health_store.span[];
+  v_flipped  health_store.rollup_key[];
 BEGIN
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
 
@@ -68,9 +57,7 @@ BEGIN
   WITH input AS (
     -- One pass over each sample's keys (jsonb_populate_record) instead of an operator per
     -- column; the sample object itself is kept whole as the payload.
-    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule,
-           -- Typed columns only for a known type of a known kind; the payload keeps all.
-           (c.type IS NOT NULL AND c.kind = f.kind) AS known
+    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind
     FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
     CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sample_fields, e.value) AS f
     LEFT JOIN health_store.catalog c ON c.type = f.type
@@ -83,23 +70,26 @@ BEGIN
     SELECT x.uuid, x.id, x.type, x."group" AS grp, x.kind, x.source,
            x.start::timestamptz AS start_at, x."end"::timestamptz AS end_at,
            health_store.sample_day(x.start, x."end", x.rule, v_tz) AS day,
-           CASE WHEN x.known AND x.kind IN ('quantity', 'category') THEN x.value::double precision END AS value,
-           CASE WHEN x.known AND x.kind = 'quantity' THEN x.unit END AS unit,
-           CASE WHEN x.known AND x.kind = 'category' THEN x.name END AS category_name,
+           -- Typed columns only for a known type of a known kind; the payload keeps all.
+           health_store.typed_value(x.catalog_kind, x.kind, x.value) AS value,
+           CASE WHEN x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x.unit END AS unit,
+           CASE WHEN x.catalog_kind = x.kind AND x.kind = 'category' THEN x.name END AS category_name,
            CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activityType" END AS activity_type,
            CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activityName" END AS activity_name,
            CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."durationSeconds" END AS duration_s,
            CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."distanceMeters" END AS distance_m,
            CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activeEnergyKilocalories" END AS energy_kcal,
-           x.s AS payload,
+           x.s AS payload, x.rule = 'total' AS is_total,
            o.uuid IS NOT NULL AS held, o.payload AS old_payload, o.origin AS old_origin,
            o.day AS old_day, o.type AS old_type, o.source AS old_source,
-           o.start_at AS old_start_at, o.end_at AS old_end_at
+           o.start_at AS old_start_at, o.end_at AS old_end_at, o.is_total AS old_is_total
     FROM latest x
     -- One primary-key probe per sample (LATERAL keeps the planner from scanning the
     -- person's rows).
     LEFT JOIN LATERAL (
-      SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source, h.start_at, h.end_at FROM health_store.samples h
+      SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source, h.start_at, h.end_at,
+             h.type IN (SELECT t.type FROM health_store.total_types t) AS is_total
+      FROM health_store.samples h
       WHERE h.person = p_person AND h.uuid = x.uuid
     ) AS o ON true
   ),
@@ -113,7 +103,9 @@ BEGIN
            duration_s, distance_m, energy_kcal, payload, p_received_at, p_received_at, p_export, p_origin
     FROM typed WHERE NOT held
     ORDER BY uuid
-    RETURNING n.day, n.type, n.source, n.start_at, n.end_at, health_store.sample_facts_of(n) AS facts
+    RETURNING n.day, n.type, n.source, n.start_at, n.end_at,
+              health_store.sample_facts_of(n.kind, n.value, n.start_at, n.end_at, n.uuid, n.activity_type,
+                                           n.duration_s, n.distance_m, n.energy_kcal) AS facts
   ),
   -- A held uuid with other content: the newer copy replaces the older, unless the older came
   -- from an origin that wins (origin_rank). The same content again is a duplicate and the row
@@ -130,15 +122,14 @@ BEGIN
     WHERE x.held AND x.old_payload IS DISTINCT FROM x.payload
       AND v_rank >= health_store.origin_rank(x.old_origin)
       AND t.person = p_person AND t.uuid = x.uuid
-    RETURNING t.day, t.type, t.source, t.start_at, t.end_at, x.old_day, x.old_type, x.old_source,
-              x.old_start_at, x.old_end_at
+    RETURNING t.day, t.type, t.source, t.start_at, t.end_at, x.is_total, x.old_day, x.old_type, x.old_source,
+              x.old_start_at, x.old_end_at, x.old_is_total
   ),
   written_spans AS (
-    SELECT w.type, w.source, w.start_at, w.end_at
-    FROM (SELECT type, source, start_at, end_at FROM inserted
-          UNION ALL SELECT type, source, start_at, end_at FROM replaced
-          UNION ALL SELECT old_type, old_source, old_start_at, old_end_at FROM replaced) w
-    JOIN health_store.catalog c ON c.type = w.type AND c.rule = 'total'
+    SELECT i.type, i.source, i.start_at, i.end_at FROM inserted i
+    WHERE i.type IN (SELECT t.type FROM health_store.total_types t)
+    UNION ALL SELECT r.type, r.source, r.start_at, r.end_at FROM replaced r WHERE r.is_total
+    UNION ALL SELECT r.old_type, r.old_source, r.old_start_at, r.old_end_at FROM replaced r WHERE r.old_is_total
   ),
   -- Rollup keys a replaced row left or joined: recomputed from the samples.
   recompute AS (
@@ -148,9 +139,7 @@ BEGIN
   )
   SELECT (SELECT count(*) FROM inserted),
          (SELECT count(*) FROM replaced),
-         (SELECT array_agg(day ORDER BY day, type, source) FROM recompute),
-         (SELECT array_agg(type ORDER BY day, type, source) FROM recompute),
-         (SELECT array_agg(source ORDER BY day, type, source) FROM recompute),
+         (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
          -- Every other key touched only gained samples: the rollups merge these into what
          -- they hold instead of reading the key's samples again.
          (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
@@ -159,33 +148,23 @@ BEGIN
                 WHERE NOT EXISTS (SELECT 1 FROM recompute r
                                   WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
                 GROUP BY i.day, i.type, i.source) g),
-         (SELECT array_agg(type) FROM written_spans),
-         (SELECT array_agg(source) FROM written_spans),
-         (SELECT array_agg(start_at) FROM written_spans),
-         (SELECT array_agg(end_at) FROM written_spans)
-  INTO n_inserted, n_replaced, v_days, v_types, v_sources, v_added,
-       v_span_types, v_span_sources, v_span_starts, v_span_ends;
+         (SELECT array_agg(ROW(w.type, w.source, w.start_at, w.end_at)::health_store.span) FROM written_spans w)
+  INTO n_inserted, n_replaced, v_keys, v_added, v_spans;
 
   -- A sample whose coalescing state changed leaves or joins its key's totals: that key is
   -- recomputed rather than merged.
-  IF v_span_types IS NOT NULL THEN
-    SELECT array_agg(f.day), array_agg(f.type), array_agg(f.source)
-    INTO v_flip_days, v_flip_types, v_flip_sources
-    FROM health_store.refresh_coverings(p_person, v_span_types, v_span_sources, v_span_starts, v_span_ends) f;
-    IF v_flip_days IS NOT NULL THEN
-      v_days := v_days || v_flip_days;
-      v_types := v_types || v_flip_types;
-      v_sources := v_sources || v_flip_sources;
+  IF v_spans IS NOT NULL THEN
+    v_flipped := health_store.refresh_coverings(p_person, v_spans);
+    IF v_flipped IS NOT NULL THEN
+      v_keys := v_keys || v_flipped;
       SELECT array_agg(a) INTO v_added
       FROM unnest(v_added) a
-      WHERE NOT EXISTS (SELECT 1 FROM unnest(v_flip_days, v_flip_types, v_flip_sources) AS f(day, type, source)
+      WHERE NOT EXISTS (SELECT 1 FROM unnest(v_flipped) f
                         WHERE f.day = a.day AND f.type = a.type AND f.source = a.source);
     END IF;
   END IF;
 
-  IF v_days IS NOT NULL OR v_added IS NOT NULL THEN
-    PERFORM health_store.refresh_batch_rollups(p_person, v_days, v_types, v_sources, v_added);
-  END IF;
+  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, v_added);
 END
 $$;
 
@@ -201,6 +180,7 @@ COMMENT ON FUNCTION health_store.store_samples(text, jsonb, text, timestamptz, u
 -- p_samples   JSON array of the valid samples, each the exact object sent (or built from a
 --             CSV row); validated by the caller, so every cast below succeeds
 -- p_quarantine JSON array of {position, reason, raw} for the samples that broke the contract
+-- p_received_at when the batch was received (the caller's clock: every instant is a parameter)
 --
 -- An export's records that a held healthd or Stridee sample already is are not stored and are
 -- counted as matched (drop_pushed_twins, 33_apple_export.sql).
@@ -213,7 +193,7 @@ CREATE OR REPLACE FUNCTION health_store.store_batch(
   p_samples      jsonb,
   p_quarantine   jsonb,
   p_body_sha256  bytea,
-  p_received_at  timestamptz DEFAULT clock_timestamp()
+  p_received_at  timestamptz
 ) RETURNS TABLE (samples integer, inserted integer, duplicates integer, replaced integer, quarantined integer,
                 matched integer)
 LANGUAGE plpgsql
@@ -253,6 +233,7 @@ BEGIN
     v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced - v_matched, v_replaced,
     v_quarantined, p_body_sha256, p_file, v_matched)
   RETURNING delivery_id INTO v_delivery;
+  UPDATE health_store.persons SET last_delivery_id = v_delivery WHERE person = p_person;
 
   INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw)
   SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw'

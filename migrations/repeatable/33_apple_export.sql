@@ -7,8 +7,8 @@
 -- copies do not meet on (person, uuid). They are the same sample when type, start, end and
 -- value agree, whatever the source is called (the export names the device, healthd the
 -- bundle). The export writes whole seconds, healthd milliseconds: start and end agree when
--- they are less than a second apart. The pushed copy, which carries Apple's own uuid, is the
--- one kept, whichever arrived first:
+-- they are less than a second apart (the rule: health_store.is_twin, 10_rules.sql). The
+-- pushed copy, which carries Apple's own uuid, is the one kept, whichever arrived first:
 --
 --   an imported record with a pushed twin held      is not stored; counted as matched
 --                                                   (drop_pushed_twins, called by store_batch)
@@ -22,40 +22,19 @@
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
--- Two spans are the same span when start and end each differ by less than a second.
-CREATE OR REPLACE FUNCTION health_store.twin_span(a_start timestamptz, a_end timestamptz,
-                                                  b_start timestamptz, b_end timestamptz)
-RETURNS boolean
-LANGUAGE sql STABLE PARALLEL SAFE
-RETURN a_start > b_start - interval '1 second' AND a_start < b_start + interval '1 second'
-   AND a_end > b_end - interval '1 second' AND a_end < b_end + interval '1 second';
-
-COMMENT ON FUNCTION health_store.twin_span(timestamptz, timestamptz, timestamptz, timestamptz) IS
-  'True when two spans start and end less than a second apart: the export writes whole seconds, healthd milliseconds.';
-
--- Two samples hold the same reading: their typed values are equal to 1e-9 of the larger (an
--- export converts km and mi to m, lb to kg), or, with no typed value on either side (types
--- outside the catalog, workouts), their payload values are equal (or both absent).
-CREATE OR REPLACE FUNCTION health_store.same_reading(a_value double precision, a_payload jsonb,
-                                                     b_value double precision, b_payload jsonb)
-RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN a_value IS NULL AND b_value IS NULL THEN a_payload->'value' IS NOT DISTINCT FROM b_payload->'value'
-            ELSE coalesce(abs(a_value - b_value) <= 1e-9 * greatest(abs(a_value), abs(b_value)), false) END;
-
-COMMENT ON FUNCTION health_store.same_reading(double precision, jsonb, double precision, jsonb) IS
-  'True when two samples hold the same reading: typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal.';
-
 -- The earliest instant a person's pushed samples can start: the earliest window of their
 -- healthd batches (no sample of a batch starts before its windowStart) and the earliest
 -- Stridee workout; NULL for someone who never pushed anything.
 CREATE OR REPLACE FUNCTION health_store.pushed_from(p_person text) RETURNS timestamptz
-LANGUAGE sql STABLE
-BEGIN ATOMIC
-  SELECT least((SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'http'),
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN least((SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'http'),
                (SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'file'),
                (SELECT min(w.start_at) FROM health_store.stridee_workouts w WHERE w.person = p_person));
-END;
+END
+$$;
 
 COMMENT ON FUNCTION health_store.pushed_from(text) IS
   'The earliest start a person''s pushed samples can have (their healthd batches'' earliest windowStart, their earliest Stridee workout); NULL when they never pushed anything.';
@@ -82,8 +61,7 @@ BEGIN
     SELECT e.ordinality AS pos, e.value AS s, e.value->>'type' AS type,
            (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
            left(e.value->>'start', 10)::date AS start_day, left(e.value->>'end', 10)::date AS end_day,
-           CASE WHEN c.kind = e.value->>'kind' AND c.kind IN ('quantity', 'category')
-                THEN (e.value->>'value')::double precision END AS value
+           health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value') AS value
     FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
     LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
   )
@@ -92,12 +70,11 @@ BEGIN
   WHERE CASE WHEN x.start_at > v_from - interval '1 second' THEN EXISTS (
           SELECT 1
           FROM health_store.rollup_source r
-          JOIN health_store.samples h ON h.person = r.person AND h.type = r.type AND h.day = r.day AND h.source = r.source
+          JOIN health_store.samples h ON h.person = r.person AND h.type = r.type AND h.source = r.source
           WHERE r.person = p_person AND r.type = x.type AND r.day BETWEEN x.start_day - 1 AND x.end_day + 1
-            AND h.start_at > x.start_at - interval '1 second' AND h.start_at < x.start_at + interval '1 second'
-            AND health_store.twin_span(h.start_at, h.end_at, x.start_at, x.end_at)
             AND h.origin <> 'export'
-            AND health_store.same_reading(h.value, h.payload, x.value, x.s)) ELSE false END;
+            AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
+                                     x.start_at, x.end_at, x.value, x.s->'value')) ELSE false END;
   IF v_twins IS NULL THEN
     RETURN;
   END IF;
@@ -121,13 +98,8 @@ AS $$
 DECLARE
   v_old     uuid[];
   v_new     uuid[];
-  v_days    date[];
-  v_types   text[];
-  v_sources text[];
-  v_span_types   text[];
-  v_span_sources text[];
-  v_span_starts  timestamptz[];
-  v_span_ends    timestamptz[];
+  v_keys    health_store.rollup_key[];
+  v_spans   health_store.span[];
 BEGIN
   -- One probe of the partial index: nothing to do for a person who never imported.
   IF NOT EXISTS (SELECT 1 FROM health_store.samples s WHERE s.person = p_person AND s.origin = 'export') THEN
@@ -137,8 +109,7 @@ BEGIN
   WITH x AS (
     SELECT e.value AS s, (e.value->>'uuid')::uuid AS uuid, e.value->>'type' AS type,
            (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
-           CASE WHEN c.kind = e.value->>'kind' AND c.kind IN ('quantity', 'category')
-                THEN (e.value->>'value')::double precision END AS value
+           health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value') AS value
     FROM jsonb_array_elements(p_samples) AS e
     LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
   )
@@ -149,9 +120,7 @@ BEGIN
     FROM x
     JOIN health_store.samples h
       ON h.person = p_person AND h.origin = 'export' AND h.type = x.type
-     AND h.start_at > x.start_at - interval '1 second' AND h.start_at < x.start_at + interval '1 second'
-     AND health_store.twin_span(h.start_at, h.end_at, x.start_at, x.end_at)
-     AND health_store.same_reading(h.value, h.payload, x.value, x.s)
+     AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value', x.start_at, x.end_at, x.value, x.s->'value')
     ORDER BY h.uuid, x.uuid
   ) t;
   IF v_old IS NULL THEN
@@ -162,18 +131,11 @@ BEGIN
     DELETE FROM health_store.samples s
     WHERE s.person = p_person AND s.uuid = ANY (v_old)
     RETURNING s.day, s.type, s.source, s.start_at, s.end_at
-  ),
-  keys AS (
-    SELECT DISTINCT g.day, g.type, g.source FROM gone g
-  ),
-  spans AS (
-    SELECT g.* FROM gone g JOIN health_store.catalog c ON c.type = g.type AND c.rule = 'total'
   )
-  SELECT (SELECT array_agg(k.day) FROM keys k), (SELECT array_agg(k.type) FROM keys k),
-         (SELECT array_agg(k.source) FROM keys k),
-         (SELECT array_agg(s.type) FROM spans s), (SELECT array_agg(s.source) FROM spans s),
-         (SELECT array_agg(s.start_at) FROM spans s), (SELECT array_agg(s.end_at) FROM spans s)
-  INTO v_days, v_types, v_sources, v_span_types, v_span_sources, v_span_starts, v_span_ends;
+  SELECT (SELECT array_agg(DISTINCT ROW(g.day, g.type, g.source)::health_store.rollup_key) FROM gone g),
+         (SELECT array_agg(ROW(g.type, g.source, g.start_at, g.end_at)::health_store.span) FROM gone g
+          WHERE g.type IN (SELECT t.type FROM health_store.total_types t))
+  INTO v_keys, v_spans;
 
   DELETE FROM health_store.coverings c WHERE c.person = p_person AND c.uuid = ANY (v_old);
 
@@ -186,12 +148,10 @@ BEGIN
 
   -- What the deleted samples covered or were part of is decided again; their keys, and the
   -- keys whose coalescing changed, are recomputed from the samples left.
-  IF v_span_types IS NOT NULL THEN
-    SELECT v_days || array_agg(f.day), v_types || array_agg(f.type), v_sources || array_agg(f.source)
-    INTO v_days, v_types, v_sources
-    FROM health_store.refresh_coverings(p_person, v_span_types, v_span_sources, v_span_starts, v_span_ends) f;
+  IF v_spans IS NOT NULL THEN
+    v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
   END IF;
-  PERFORM health_store.refresh_batch_rollups(p_person, v_days, v_types, v_sources, NULL);
+  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, NULL);
 END
 $$;
 
@@ -202,10 +162,7 @@ COMMENT ON FUNCTION health_store.drop_export_twins(text, jsonb) IS
 -- or the pushed twin it matched (a workout of the same span), unless that pushed workout has a
 -- route of its own. Returns whether a route was stored. Caller holds the person lock.
 CREATE OR REPLACE FUNCTION health_store.store_export_route(p_person text, p_uuid uuid, p_start timestamptz, p_end timestamptz,
-                                                           p_t timestamptz[], p_lat double precision[], p_lon double precision[],
-                                                           p_altitude double precision[], p_speed double precision[],
-                                                           p_course double precision[], p_horizontal double precision[],
-                                                           p_vertical double precision[])
+                                                           p_route health_store.workout_route)
 RETURNS boolean
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -213,7 +170,7 @@ AS $$
 DECLARE
   v_target uuid;
 BEGIN
-  IF coalesce(cardinality(p_t), 0) = 0 THEN
+  IF coalesce(cardinality(p_route.t), 0) = 0 THEN
     RETURN false;
   END IF;
   SELECT s.uuid INTO v_target FROM health_store.samples s WHERE s.person = p_person AND s.uuid = p_uuid;
@@ -221,8 +178,8 @@ BEGIN
     SELECT w.uuid INTO v_target
     FROM health_store.workout_samples w
     WHERE w.person = p_person AND w.origin <> 'export' AND w.kind = 'workout'
-      AND w.start_at > p_start - interval '1 second' AND w.start_at < p_start + interval '1 second'
-      AND health_store.twin_span(w.start_at, w.end_at, p_start, p_end)
+      -- A workout's twin: the same span (workouts carry no typed value).
+      AND health_store.is_twin(w.start_at, w.end_at, NULL, NULL, p_start, p_end, NULL, NULL)
     ORDER BY w.uuid
     LIMIT 1;
     IF v_target IS NULL
@@ -231,19 +188,18 @@ BEGIN
       RETURN false;
     END IF;
   END IF;
-  PERFORM health_store.store_route(p_person, v_target, 'export', p_t, p_lat, p_lon, p_altitude, p_speed, p_course,
-                                   p_horizontal, p_vertical);
+  PERFORM health_store.store_route(p_person, v_target, 'export', p_route);
   RETURN true;
 END
 $$;
 
-COMMENT ON FUNCTION health_store.store_export_route(text, uuid, timestamptz, timestamptz, timestamptz[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[]) IS
+COMMENT ON FUNCTION health_store.store_export_route(text, uuid, timestamptz, timestamptz, health_store.workout_route) IS
   'Stores an imported workout''s route under that workout, or under the pushed workout it matched when that has no route of its own; returns whether it was stored. Caller holds the person lock.';
 
 -- Upserts activity summaries of a person, one per day (the later of two for a day in one call
 -- wins); returns how many were given. p_items: [{day, active_energy_kcal, …, summary}].
 CREATE OR REPLACE FUNCTION health_store.store_activity_summaries(p_person text, p_items jsonb,
-                                                                 p_received_at timestamptz DEFAULT clock_timestamp())
+                                                                 p_received_at timestamptz)
 RETURNS integer
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -276,7 +232,6 @@ REVOKE EXECUTE ON FUNCTION
   health_store.pushed_from(text),
   health_store.drop_pushed_twins(text, jsonb),
   health_store.drop_export_twins(text, jsonb),
-  health_store.store_export_route(text, uuid, timestamptz, timestamptz, timestamptz[], double precision[], double precision[],
-                                  double precision[], double precision[], double precision[], double precision[], double precision[]),
+  health_store.store_export_route(text, uuid, timestamptz, timestamptz, health_store.workout_route),
   health_store.store_activity_summaries(text, jsonb, timestamptz)
 FROM PUBLIC;

@@ -40,53 +40,50 @@ COMMENT ON FUNCTION health_store.route_measures(double precision[], double preci
 
 -- A route of a workout, replaced whole: the arrays as given (parallel, time order; NULL
 -- elements for missing optional fields) with their measures. An empty route stores nothing.
-CREATE OR REPLACE FUNCTION health_store.store_route(p_person text, p_uuid uuid, p_origin text,
-                                                    p_t timestamptz[], p_lat double precision[], p_lon double precision[],
-                                                    p_altitude double precision[], p_speed double precision[],
-                                                    p_course double precision[], p_horizontal double precision[],
-                                                    p_vertical double precision[])
+CREATE OR REPLACE FUNCTION health_store.store_route(p_person text, p_uuid uuid, p_origin text, p_route health_store.workout_route)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   DELETE FROM health_store.workout_routes WHERE person = p_person AND uuid = p_uuid;
-  IF coalesce(cardinality(p_t), 0) = 0 THEN
+  IF coalesce(cardinality(p_route.t), 0) = 0 THEN
     RETURN;
   END IF;
   INSERT INTO health_store.workout_routes (person, uuid, origin, t, lat, lon, altitude_m, speed_mps, course_deg,
                                            horizontal_accuracy_m, vertical_accuracy_m, points, distance_m, elevation_gain_m)
-  SELECT p_person, p_uuid, p_origin, p_t, p_lat, p_lon, p_altitude, p_speed, p_course, p_horizontal, p_vertical,
-         cardinality(p_t), m.distance_m, m.elevation_gain_m
-  FROM health_store.route_measures(p_lat, p_lon, p_altitude) m;
+  SELECT p_person, p_uuid, p_origin, p_route.t, p_route.lat, p_route.lon, p_route.altitude, p_route.speed, p_route.course,
+         p_route.horizontal, p_route.vertical, cardinality(p_route.t), m.distance_m, m.elevation_gain_m
+  FROM health_store.route_measures(p_route.lat, p_route.lon, p_route.altitude) m;
 END
 $$;
 
-COMMENT ON FUNCTION health_store.store_route(text, uuid, text, timestamptz[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[]) IS
+COMMENT ON FUNCTION health_store.store_route(text, uuid, text, health_store.workout_route) IS
   'Replaces the route of one workout (parallel arrays in time order) and computes its distance and elevation gain; an empty route leaves none.';
 
 -- Connects a person (a PUT of the connection, or any relay push) or disconnects them; returns
 -- the connection. Connecting again keeps the first connected_at of an active connection.
--- Disconnecting a person never connected records nothing and returns a row of NULLs (GET
--- still answers 404 for them: never connected).
-CREATE OR REPLACE FUNCTION health_store.set_connection(p_person text, p_active boolean,
-                                                       p_at timestamptz DEFAULT clock_timestamp())
-RETURNS health_store.connections
+-- Disconnecting a person never connected records nothing and returns no row (GET still
+-- answers 404 for them: never connected). Takes the person lock, which orders it against the
+-- person's pushes (they check the connection under it).
+CREATE OR REPLACE FUNCTION health_store.set_connection(p_person text, p_active boolean, p_at timestamptz)
+RETURNS SETOF health_store.connections
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-  v_row health_store.connections;
 BEGIN
+  PERFORM health_store.lock_person(p_person);
   IF NOT p_active THEN
+    RETURN QUERY
     UPDATE health_store.connections AS c SET
       status = 'disconnected',
       disconnected_at = CASE WHEN c.status = 'active' THEN p_at ELSE c.disconnected_at END,
       updated_at = p_at
     WHERE c.person = p_person
-    RETURNING * INTO v_row;
-    RETURN v_row;
+    RETURNING c.*;
+    RETURN;
   END IF;
+  RETURN QUERY
   INSERT INTO health_store.connections AS c (person, status, connected_at, disconnected_at, updated_at)
   VALUES (p_person, 'active', p_at, NULL, p_at)
   ON CONFLICT (person) DO UPDATE SET
@@ -94,13 +91,12 @@ BEGIN
     connected_at = CASE WHEN c.status <> 'active' THEN p_at ELSE c.connected_at END,
     disconnected_at = NULL,
     updated_at = p_at
-  RETURNING * INTO v_row;
-  RETURN v_row;
+  RETURNING c.*;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.set_connection(text, boolean, timestamptz) IS
-  'Connects (active) or disconnects a person''s Stridee connection and returns it; connecting an active connection again keeps its connected_at; disconnecting one never made records nothing (a row of NULLs).';
+  'Connects (active) or disconnects a person''s Stridee connection and returns it; connecting an active connection again keeps its connected_at; disconnecting one never made records nothing and returns no row.';
 
 -- Whether a push may be stored: a relay push (p_connect) connects the person; a device push
 -- needs an active connection. Caller holds the person lock.
@@ -123,27 +119,21 @@ COMMENT ON FUNCTION health_store.accept_push(text, boolean, timestamptz) IS
 
 -- Stores one healthkit.v1 workout body, validated by the caller: the body replaces an earlier
 -- copy whole (streams and route included); the workout sample is made or updated unless
--- healthd sent the workout. Returns 'stored', 'unchanged' (the same body again) or
--- 'not_connected' (a device push while the person is not connected: nothing stored).
+-- healthd sent the workout. Answers stored, unchanged (the same body again) or not_connected
+-- (a device push while the person is not connected: nothing stored).
 --
--- p_header  the body's top-level members without the streams and route
--- p_*_t/v   the streams, parallel arrays in time order (empty or NULL: none)
--- p_route_* the route, parallel arrays in time order (empty or NULL: none)
+-- p_header   the body's top-level members without the streams and route
+-- p_streams  its streams (health_store.stream_kinds), each in time order; empty ones are none
+-- p_route    its route in time order (empty: none)
 CREATE OR REPLACE FUNCTION health_store.store_workout(
   p_person        text,
   p_connect       boolean,
   p_header        jsonb,
   p_body_sha256   bytea,
-  p_hr_t          timestamptz[], p_hr_v double precision[],
-  p_rp_t          timestamptz[], p_rp_v double precision[],
-  p_cp_t          timestamptz[], p_cp_v double precision[],
-  p_cc_t          timestamptz[], p_cc_v double precision[],
-  p_route_t       timestamptz[],
-  p_lat           double precision[], p_lon double precision[], p_altitude double precision[],
-  p_speed         double precision[], p_course double precision[],
-  p_horizontal    double precision[], p_vertical double precision[],
-  p_received_at   timestamptz DEFAULT clock_timestamp()
-) RETURNS text
+  p_streams       health_store.workout_stream[],
+  p_route         health_store.workout_route,
+  p_received_at   timestamptz
+) RETURNS health_store.push_outcome
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -173,7 +163,8 @@ BEGIN
          (p_header->>'duration')::double precision, (p_header->>'totalDistanceMeters')::double precision,
          (p_header->>'totalEnergyKcal')::double precision, p_header, hr.low, hr.mean, hr.high,
          p_body_sha256, p_received_at, p_received_at
-  FROM (SELECT min(v) AS low, avg(v) AS mean, max(v) AS high FROM unnest(p_hr_v) AS v) hr
+  FROM (SELECT min(x.v) AS low, avg(x.v) AS mean, max(x.v) AS high
+        FROM unnest(p_streams) s CROSS JOIN LATERAL unnest(s.v) AS x(v) WHERE s.stream = 'heart_rate') hr
   ON CONFLICT (person, uuid) DO UPDATE SET
     activity_type = excluded.activity_type, server_type = excluded.server_type,
     source_name = excluded.source_name, source_bundle_id = excluded.source_bundle_id,
@@ -186,12 +177,10 @@ BEGIN
   DELETE FROM health_store.workout_streams WHERE person = p_person AND uuid = v_uuid;
   INSERT INTO health_store.workout_streams (person, uuid, stream, t, v)
   SELECT p_person, v_uuid, s.stream, s.t, s.v
-  FROM (VALUES ('heart_rate', p_hr_t, p_hr_v), ('running_power', p_rp_t, p_rp_v),
-               ('cycling_power', p_cp_t, p_cp_v), ('cycling_cadence', p_cc_t, p_cc_v)) AS s(stream, t, v)
+  FROM unnest(p_streams) s
   WHERE coalesce(cardinality(s.t), 0) > 0;
 
-  PERFORM health_store.store_route(p_person, v_uuid, 'stridee', p_route_t, p_lat, p_lon, p_altitude,
-                                   p_speed, p_course, p_horizontal, p_vertical);
+  PERFORM health_store.store_route(p_person, v_uuid, 'stridee', p_route);
 
   -- The workout as a sample in healthd's shape (start and end as written, so the day follows
   -- the same rule as every sample's), stored unless a winning copy (healthd's) is held.
@@ -216,15 +205,15 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION health_store.store_workout IS
-  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample unless healthd sent it; returns stored, unchanged or not_connected.';
+COMMENT ON FUNCTION health_store.store_workout(text, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz) IS
+  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample unless healthd sent it; answers stored, unchanged or not_connected.';
 
 -- Stores a healthkit.wellness.v1 batch, validated by the caller, given as parallel arrays
 -- (one element per item, in body order): each item upserted on (person, kind, startTime), the
 -- later of two copies in one batch winning, kept as the exact json text sent. The columns come
 -- decoded (a json operator re-reads the item's text on every call: seven columns of 2,000 items
--- measured ~40 ms). Returns the number of items, or -1 for a device push while the person is
--- not connected (nothing stored).
+-- measured ~40 ms). Answers the outcome and the number of items stored (two items of one
+-- identity are one); nothing is stored for a device push while the person is not connected.
 CREATE OR REPLACE FUNCTION health_store.store_wellness(
   p_person       text,
   p_connect      boolean,
@@ -236,15 +225,19 @@ CREATE OR REPLACE FUNCTION health_store.store_wellness(
   p_final        boolean[],
   p_id           text[],
   p_item         json[],
-  p_received_at  timestamptz DEFAULT clock_timestamp()
-) RETURNS integer
+  p_received_at  timestamptz,
+  OUT outcome    health_store.push_outcome,
+  OUT items      integer
+)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   PERFORM health_store.lock_person(p_person);
   IF NOT health_store.accept_push(p_person, p_connect, p_received_at) THEN
-    RETURN -1;
+    outcome := 'not_connected';
+    items := 0;
+    RETURN;
   END IF;
 
   INSERT INTO health_store.wellness_items AS w (
@@ -260,21 +253,18 @@ BEGIN
     calendar_date = excluded.calendar_date, end_at = excluded.end_at, tz_offset_s = excluded.tz_offset_s,
     is_final = excluded.is_final, item_id = excluded.item_id, item = excluded.item,
     last_received_at = excluded.last_received_at;
-
-  RETURN coalesce(cardinality(p_kind), 0);
+  GET DIAGNOSTICS items = ROW_COUNT;
+  outcome := 'stored';
 END
 $$;
 
 COMMENT ON FUNCTION health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz) IS
-  'Stores a healthkit.wellness.v1 batch of a person (parallel arrays, one element per item), each item upserted on (person, kind, startTime) and kept as sent; returns the item count, or -1 when a device push finds the person not connected.';
+  'Stores a healthkit.wellness.v1 batch of a person (parallel arrays, one element per item), each item upserted on (person, kind, startTime) and kept as sent; answers stored and the items stored (one per identity), or not_connected and 0 when a device push finds the person not connected.';
 
 REVOKE EXECUTE ON FUNCTION
-  health_store.store_route(text, uuid, text, timestamptz[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[], double precision[]),
+  health_store.store_route(text, uuid, text, health_store.workout_route),
   health_store.set_connection(text, boolean, timestamptz),
   health_store.accept_push(text, boolean, timestamptz),
-  health_store.store_workout(text, boolean, jsonb, bytea, timestamptz[], double precision[], timestamptz[], double precision[],
-                             timestamptz[], double precision[], timestamptz[], double precision[], timestamptz[],
-                             double precision[], double precision[], double precision[], double precision[],
-                             double precision[], double precision[], double precision[], timestamptz),
+  health_store.store_workout(text, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz),
   health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz)
 FROM PUBLIC;

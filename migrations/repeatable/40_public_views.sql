@@ -4,9 +4,9 @@
 -- Per-day views read the rollups (20–25_rollup_*.sql), so they cost work proportional to the
 -- days asked. `day` is always the person's local date: of start, of end for sleep, in the
 -- person's time zone, or in the offset written in the sample when none is set
--- (health_store.sample_day). is_partial is day >= health.today(person), with today computed
--- once per person (health_store.zone_today); the coalesce covers a person not yet in
--- health_store.persons.
+-- (health_store.sample_day). is_partial is the one rule health_store.is_partial_in, given the
+-- person's time zone joined from health_store.settings by the view itself (no function reads a
+-- table for a view: docs/scaling.md).
 --
 -- A view may gain columns at its end; never rename, retype or drop one (CONTRACT.md).
 --
@@ -76,10 +76,10 @@ COMMENT ON COLUMN health.samples.export_id IS 'exportId of the export run that s
 -- health.daily_source_totals
 CREATE OR REPLACE VIEW health.daily_source_totals AS
 SELECT r.person, r.day, r.type, r.metric, r.unit, r.source, r.total::double precision AS total,
-       r.samples, r.rank, r.rank = 1 AS is_winner,
-       r.day >= coalesce(z.today, health.today(r.person)) AS is_partial
+       (r.agg).samples, r.rank, r.rank = 1 AS is_winner,
+       health_store.is_partial_in(r.day, st.time_zone) AS is_partial
 FROM health_store.rollup_source r
-LEFT JOIN health_store.zone_today z ON z.person = r.person
+LEFT JOIN health_store.settings st ON st.person = r.person
 WHERE r.per_source_winner;
 
 COMMENT ON VIEW health.daily_source_totals IS
@@ -100,9 +100,9 @@ COMMENT ON COLUMN health.daily_source_totals.is_partial IS 'True while the day i
 -- health.daily_totals
 CREATE OR REPLACE VIEW health.daily_totals AS
 SELECT d.person, d.day, d.type, d.metric, d.unit, d.value, d.source, d.alternatives,
-       d.day >= coalesce(z.today, health.today(d.person)) AS is_partial
+       health_store.is_partial_in(d.day, st.time_zone) AS is_partial
 FROM health_store.rollup_day_type d
-LEFT JOIN health_store.zone_today z ON z.person = d.person
+LEFT JOIN health_store.settings st ON st.person = d.person
 WHERE d.per_source_winner;
 
 COMMENT ON VIEW health.daily_totals IS
@@ -122,9 +122,9 @@ COMMENT ON COLUMN health.daily_totals.is_partial IS 'True while the day is not o
 CREATE OR REPLACE VIEW health.daily_sleep AS
 SELECT d.person, d.day, d.source, d.asleep_min, d.core_min, d.deep_min, d.rem_min,
        d.unspecified_min, d.awake_min, d.in_bed_min, d.unknown_min, d.alternatives,
-       d.day >= coalesce(z.today, health.today(d.person)) AS is_partial
+       health_store.is_partial_in(d.day, st.time_zone) AS is_partial
 FROM health_store.rollup_day_type d
-LEFT JOIN health_store.zone_today z ON z.person = d.person
+LEFT JOIN health_store.settings st ON st.person = d.person
 WHERE d.rule = 'sleep';
 
 COMMENT ON VIEW health.daily_sleep IS
@@ -148,9 +148,9 @@ COMMENT ON COLUMN health.daily_sleep.is_partial IS 'True while the day is not ov
 CREATE OR REPLACE VIEW health.daily_readings AS
 SELECT d.person, d.day, d.type, d.metric, d.unit,
        d.min_value AS min, d.value AS mean, d.max_value AS max, d.n_values AS samples,
-       d.day >= coalesce(z.today, health.today(d.person)) AS is_partial
+       health_store.is_partial_in(d.day, st.time_zone) AS is_partial
 FROM health_store.rollup_day_type d
-LEFT JOIN health_store.zone_today z ON z.person = d.person
+LEFT JOIN health_store.settings st ON st.person = d.person
 WHERE d.rule = 'reading';
 
 COMMENT ON VIEW health.daily_readings IS
@@ -188,9 +188,9 @@ COMMENT ON COLUMN health.daily_body.source IS 'Bundle identifier of the app or d
 -- health.daily_workouts
 CREATE OR REPLACE VIEW health.daily_workouts AS
 SELECT d.person, d.day, d.workouts, d.duration_s, d.distance_m, d.energy_kcal,
-       d.day >= coalesce(z.today, health.today(d.person)) AS is_partial
+       health_store.is_partial_in(d.day, st.time_zone) AS is_partial
 FROM health_store.rollup_day_type d
-LEFT JOIN health_store.zone_today z ON z.person = d.person
+LEFT JOIN health_store.settings st ON st.person = d.person
 WHERE d.rule = 'workout';
 
 COMMENT ON VIEW health.daily_workouts IS
@@ -279,7 +279,7 @@ COMMENT ON COLUMN health.coalesced_samples.counted IS 'False for a coalescing (p
 -- health.daily_summary
 CREATE OR REPLACE VIEW health.daily_summary AS
 SELECT d.person, d.day,
-       d.day >= coalesce(z.today, health.today(d.person)) AS is_partial,
+       health_store.is_partial_in(d.day, st.time_zone) AS is_partial,
        d.steps, d.distance_m, d.flights_climbed, d.active_energy_kcal, d.basal_energy_kcal,
        d.exercise_min, d.stand_min, d.sleep_min, d.heart_rate_min, d.heart_rate_mean,
        d.heart_rate_max, d.resting_heart_rate, d.walking_heart_rate, d.hrv_sdnn_ms,
@@ -288,7 +288,7 @@ SELECT d.person, d.day,
        d.body_mass_index, d.body_fat_pct, d.lean_body_mass_kg, d.workouts,
        d.workout_duration_s, d.unknown_samples
 FROM health_store.rollup_day d
-LEFT JOIN health_store.zone_today z ON z.person = d.person;
+LEFT JOIN health_store.settings st ON st.person = d.person;
 
 COMMENT ON VIEW health.daily_summary IS
   'One row per person and local day with any sample: every metric side by side. Totals are the winning source''s (never a sum of sources), readings the day''s mean, body values the day''s latest, fractions as percentages. A column is NULL when that metric had no data that day.';
@@ -327,27 +327,15 @@ COMMENT ON COLUMN health.daily_summary.unknown_samples IS 'Samples of types not 
 ---------------------------------------------------------------------------------------------
 -- health.freshness
 CREATE OR REPLACE VIEW health.freshness AS
-WITH RECURSIVE persons AS (
-  -- Each person with a batch, found by skipping along the (person, received_at) index.
-  SELECT min(d.person) AS person FROM health_store.deliveries d
-  UNION ALL
-  SELECT (SELECT min(d.person) FROM health_store.deliveries d WHERE d.person > p.person)
-  FROM persons p WHERE p.person IS NOT NULL
-),
-last_batch AS (
-  SELECT p.person, b.received_at, b.export_id, b.basis
-  FROM persons p
-  CROSS JOIN LATERAL (
-    SELECT d.received_at, d.export_id, d.basis FROM health_store.deliveries d
-    WHERE d.person = p.person ORDER BY d.received_at DESC, d.delivery_id DESC LIMIT 1) b
-  WHERE p.person IS NOT NULL
-),
-f AS (
-  SELECT l.person, l.received_at, l.export_id, l.basis,
-         (SELECT max(s.end_at) FROM health_store.samples s WHERE s.person = l.person) AS newest_sample_end_at,
+WITH f AS (
+  -- Each person's last batch is the delivery store_batch noted on the person's row.
+  SELECT p.person, d.received_at, d.export_id, d.basis, n.newest_sample_end_at,
          coalesce(st.stale_after, interval '6 hours') AS stale_after
-  FROM last_batch l
-  LEFT JOIN health_store.settings st ON st.person = l.person
+  FROM health_store.persons p
+  JOIN health_store.deliveries d ON d.person = p.person AND d.delivery_id = p.last_delivery_id
+  LEFT JOIN health_store.settings st ON st.person = p.person
+  LEFT JOIN LATERAL (SELECT max(s.end_at) AS newest_sample_end_at FROM health_store.samples s
+                     WHERE s.person = p.person) n ON true
 )
 SELECT f.person,
        f.received_at AS last_received_at,

@@ -56,9 +56,9 @@ COMMENT ON COLUMN health.workout_routes.geojson IS 'The route as a GeoJSON LineS
 ---------------------------------------------------------------------------------------------
 -- health.workout_streams
 CREATE OR REPLACE VIEW health.workout_streams AS
-SELECT s.person, s.uuid, s.stream, x.t, x.v AS value,
-       CASE s.stream WHEN 'heart_rate' THEN 'count/min' WHEN 'cycling_cadence' THEN 'rpm' ELSE 'W' END AS unit
+SELECT s.person, s.uuid, s.stream, x.t, x.v AS value, k.unit
 FROM health_store.workout_streams s
+JOIN health_store.stream_kinds k ON k.stream = s.stream
 CROSS JOIN LATERAL unnest(s.t, s.v) AS x(t, v);
 
 COMMENT ON VIEW health.workout_streams IS

@@ -15,9 +15,7 @@ DECLARE
   v_person  text := set_time_zone.person;
   v_tz      text := set_time_zone.tz;
   v_near    text;
-  v_days    date[];
-  v_types   text[];
-  v_sources text[];
+  v_keys    health_store.rollup_key[];
 BEGIN
   IF v_person IS NULL THEN
     RAISE EXCEPTION 'set_time_zone: person must not be NULL' USING ERRCODE = 'null_value_not_allowed';
@@ -54,13 +52,13 @@ BEGIN
     UNION
     SELECT m.new_day, m.type, m.source FROM moved m
   )
-  SELECT array_agg(k.day), array_agg(k.type), array_agg(k.source) INTO v_days, v_types, v_sources FROM keys k;
+  SELECT array_agg(ROW(k.day, k.type, k.source)::health_store.rollup_key) INTO v_keys FROM keys k;
 
-  IF cardinality(v_days) > 2000 THEN
+  IF cardinality(v_keys) > 2000 THEN
     -- Most days moved: one set-based rebuild beats refreshing key by key.
     PERFORM health_store.rebuild_rollups(v_person);
-  ELSIF v_days IS NOT NULL THEN
-    PERFORM health_store.refresh_rollups(v_person, v_days, v_types, v_sources);
+  ELSIF v_keys IS NOT NULL THEN
+    PERFORM health_store.refresh_rollups(v_person, v_keys);
   END IF;
 END
 $$;

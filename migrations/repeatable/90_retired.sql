@@ -1,0 +1,33 @@
+-- Definitions the files before this one no longer hold, dropped after those files have
+-- redefined whatever used them (a versioned file runs before the repeatable ones, so it
+-- cannot drop what a definition re-applied later still reads today). Each drop names exactly
+-- what it retires and is a no-op once it is gone.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+-- is_partial reads the person's time zone in each view (10_rules.sql, 40_public_views.sql).
+DROP VIEW IF EXISTS health_store.zone_today;
+
+-- The twins rule is health_store.is_twin (10_rules.sql).
+DROP FUNCTION IF EXISTS health_store.twin_span(timestamptz, timestamptz, timestamptz, timestamptz);
+DROP FUNCTION IF EXISTS health_store.same_reading(double precision, jsonb, double precision, jsonb);
+
+-- Keys, spans, streams and routes travel as composite types now.
+DROP FUNCTION IF EXISTS health_store.refresh_coverings(text, text[], text[], timestamptz[], timestamptz[]);
+DROP FUNCTION IF EXISTS health_store.refresh_batch_rollups(text, date[], text[], text[], health_store.added_samples[]);
+DROP FUNCTION IF EXISTS health_store.refresh_rollups(text, date[], text[], text[]);
+DROP FUNCTION IF EXISTS health_store.refresh_day_types(text, date[], text[]);
+DROP FUNCTION IF EXISTS health_store.store_route(text, uuid, text, timestamptz[], double precision[], double precision[],
+                                                 double precision[], double precision[], double precision[],
+                                                 double precision[], double precision[]);
+DROP FUNCTION IF EXISTS health_store.store_export_route(text, uuid, timestamptz, timestamptz, timestamptz[], double precision[],
+                                                        double precision[], double precision[], double precision[],
+                                                        double precision[], double precision[], double precision[]);
+DROP FUNCTION IF EXISTS health_store.store_workout(text, boolean, jsonb, bytea, timestamptz[], double precision[],
+                                                   timestamptz[], double precision[], timestamptz[], double precision[],
+                                                   timestamptz[], double precision[], timestamptz[], double precision[],
+                                                   double precision[], double precision[], double precision[],
+                                                   double precision[], double precision[], double precision[], timestamptz);
+
+-- A level-1 total is taken from the aggregates themselves (20_rollup_source.sql).
+DROP FUNCTION IF EXISTS health_store.source_total(text, numeric, numeric);
