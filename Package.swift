@@ -65,7 +65,7 @@ let package = Package(
         .systemLibrary(name: "CYAML", path: "Tests/CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .target(name: "TestSupport", dependencies: ["Harness", "DemoData", "HealthPayload", "Postgres", "Warehouse"], path: "Tests/TestSupport"),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport", "Civil"]),
-        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "DemoData", "TestSupport", "Civil"],
+        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "DemoData", "TestSupport", "Civil", "FuzzSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport", "Hashing", "Civil"]),
