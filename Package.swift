@@ -34,6 +34,8 @@ let package = Package(
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "Hashing"],
                 plugins: ["EmbedMigrations"]),
         .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres", "Hashing"]),
+        // The page under /ui (docs/ui.md): sessions, server-side SVG, reading the views as health_reader.
+        .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing", "CZlib", "Civil"]),
         // Backlog files read into healthd batches (walked, inflated, split, decoded); no database
         // (Warehouse only for the ledger's value types).
         .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Hashing", "CZlib"]),
@@ -48,7 +50,7 @@ let package = Package(
         .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing", "Civil"]),
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData",
-                                         "AppleExport", "Pipeline", "Hashing", "Civil"]),
+                                         "AppleExport", "Pipeline", "Hashing", "Civil", "WebUI"]),
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
@@ -78,8 +80,11 @@ let package = Package(
                     exclude: ["Fixtures"]),
         .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "TestSupport", "health-warehouse", "Hashing"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
+        // The page (/ui) in headless Chromium lives here too: it needs the demo history (ui/*.py drive the browser).
         .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData", "Hashing", "Civil",
-                                                            "health-warehouse", "CYAML"]),
+                                                            "health-warehouse", "CYAML"],
+                    exclude: ["ui"]),
+        .testTarget(name: "WebUITests", dependencies: ["WebUI", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

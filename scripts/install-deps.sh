@@ -1,14 +1,27 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, the tests and the embedded PostgreSQL need, when
-# they are missing. Safe to run again: it does nothing when everything is there.
+# they are missing, and Selenium from PyPI for the page's browser test (headless Chromium from
+# Debian: chromium, chromium-driver). Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 
-packages=(libpq-dev libmicrohttpd-dev zlib1g-dev libssl-dev libxml2-dev libzip-dev postgresql curl libyaml-dev)
+# Selenium drives Debian's chromium through chromedriver (Tests/DeploymentTests/ui/*.py); pip
+# for the python3 the tests run.
+install_selenium() {
+  python3 -c 'import selenium' 2>/dev/null && return 0
+  echo "installing: selenium (PyPI)" >&2
+  python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
+}
+
+packages=(libpq-dev libmicrohttpd-dev zlib1g-dev libssl-dev libxml2-dev libzip-dev postgresql curl libyaml-dev
+          chromium chromium-driver fonts-dejavu-core)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+  install_selenium
+  exit 0
+fi
 
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then
@@ -25,3 +38,4 @@ echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+install_selenium

@@ -4,6 +4,7 @@ import HTTPServer
 import Postgres
 import Receiver
 import Warehouse
+import WebUI
 
 /// `health-warehouse serve`
 struct ServeCommand: Command {
@@ -21,6 +22,10 @@ struct ServeCommand: Command {
         and /v1/device/apple/wellness, their relay twins /v1/accounts/PERSON/apple/…, and
         PUT/GET/DELETE /v1/device/connections/apple, with Authorization: Bearer always and
         their own body limits (30 MiB a workout, 10 MiB and 2,000 items a wellness batch).
+
+        GET /ui is a page of the signed-in person's days (docs/ui.md), read as role
+        health_reader: open for person `default` on loopback while no token exists, else
+        signed in with a token (POST /ui/sign-in) into a session cookie.
 
           --listen HOST:PORT     address to listen on (default 127.0.0.1:8080; 0.0.0.0:8080
                                  or [::]:8080 to accept the phone from the network)
@@ -96,6 +101,10 @@ struct ServeCommand: Command {
         database = DatabaseOptions(parsed)
     }
 
+    /// Whether the listener speaks TLS, for the page's `Secure` cookie. Always false until
+    /// `serve --tls-cert` exists: set it from that flag then.
+    var listensWithTLS: Bool { false }
+
     func run() throws -> Int32 {
         try database.withDatabase(migrate: true) { url in
             let pool = PostgresPool(connectionString: url, maxConnections: poolSize,
@@ -108,10 +117,16 @@ struct ServeCommand: Command {
                     hint: "mint one with `health-warehouse token create --person NAME`, or pass --insecure-no-auth")
             }
             let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader))
+            let readerPool = WebUI.readerPool(connectionString: url)
+            defer { readerPool.close() }
+            let page = WebUI(tokenPool: pool, readerPool: readerPool,
+                             configuration: WebUIConfiguration(secureCookies: listensWithTLS, openWithoutTokens: address.isLoopback))
+            if let problem = page.checkReader() { Log.event("ui.unavailable", ["reason": problem]) }
+            // Paths under /ui are the page's, before the receiver's any-path rule (CONTRACT.md §8).
             let server = HTTPServer(configuration: HTTPServerConfiguration(
                 address: address, maxBodyBytes: maxBody, connectionLimit: connectionLimit,
                 perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
-                requestDeadlineSeconds: Double(requestDeadline)), onHead: receiver.admit)
+                requestDeadlineSeconds: Double(requestDeadline)), onHead: { page.admit($0) ?? receiver.admit($0) })
             let stopped = DispatchSemaphore(value: 0)
             Shutdown.shared.takeOver { signal in
                 Log.event("serve.stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "in_flight": server.requestsInFlight])

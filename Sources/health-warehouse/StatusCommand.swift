@@ -43,28 +43,17 @@ struct StatusCommand: Command {
                 }
                 return 0
             }
-            // One JSON document from the views, so text and --json say the same.
+            // One JSON document from the views, so text and --json say the same: each person's
+            // object read by a query of that person alone (on Citus, one shard each).
+            var persons: [String] = []
+            for row in try connection.query("SELECT s.person FROM health.settings s ORDER BY s.person") {
+                let person: String = try row.decode(0)
+                persons.append(try connection.query(Self.personQuery, [person]).first?[0] ?? "{}")
+            }
             let document = try connection.query("""
-                SELECT json_build_object(
-                  'migrations', json_build_object('applied', $1::int, 'pending', 0),
-                  'persons', coalesce((
-                    SELECT json_agg(json_build_object(
-                      'person', s.person,
-                      'time_zone', s.time_zone,
-                      'stale_after', s.stale_after::text,
-                      'samples', (SELECT coalesce(sum(d.inserted), 0) FROM health.deliveries d WHERE d.person = s.person),
-                      'deliveries', (SELECT count(*) FROM health.deliveries d WHERE d.person = s.person),
-                      'last_received_at', f.last_received_at,
-                      'newest_sample_end_at', f.newest_sample_end_at,
-                      'hours_since_last_batch', round(f.hours_since_last_batch::numeric, 1),
-                      'is_stale', f.is_stale,
-                      'hint', f.hint,
-                      'quarantined', (SELECT count(*) FROM health.quarantine q WHERE q.person = s.person),
-                      'unknown_types', (SELECT count(*) FROM health.unknown_types u WHERE u.person = s.person),
-                      'incomplete_export_runs', (SELECT count(*) FROM health.export_runs r WHERE r.person = s.person AND NOT r.is_complete)
-                    ) ORDER BY s.person)
-                    FROM health.settings s LEFT JOIN health.freshness f ON f.person = s.person), '[]'::json))::text
-                """, [migrations.count])
+                SELECT json_build_object('migrations', json_build_object('applied', $1::int, 'pending', 0),
+                                         'persons', $2::json)::text
+                """, [migrations.count, "[" + persons.joined(separator: ",") + "]"])
             let text = document.first?[0] ?? "{}"
             if json {
                 printOutput(text)
@@ -74,6 +63,27 @@ struct StatusCommand: Command {
             return 0
         }
     }
+
+    /// One person's object of the document, from the views, every subquery filtered by the person.
+    static let personQuery = """
+        SELECT json_build_object(
+          'person', s.person,
+          'time_zone', s.time_zone,
+          'stale_after', s.stale_after::text,
+          'samples', (SELECT coalesce(sum(d.inserted), 0) FROM health.deliveries d WHERE d.person = $1),
+          'deliveries', (SELECT count(*) FROM health.deliveries d WHERE d.person = $1),
+          'last_received_at', f.last_received_at,
+          'newest_sample_end_at', f.newest_sample_end_at,
+          'hours_since_last_batch', round(f.hours_since_last_batch::numeric, 1),
+          'is_stale', f.is_stale,
+          'hint', f.hint,
+          'quarantined', (SELECT count(*) FROM health.quarantine q WHERE q.person = $1),
+          'unknown_types', (SELECT count(*) FROM health.unknown_types u WHERE u.person = $1),
+          'incomplete_export_runs', (SELECT count(*) FROM health.export_runs r WHERE r.person = $1 AND NOT r.is_complete)
+        )::text
+        FROM health.settings s LEFT JOIN health.freshness f ON f.person = $1
+        WHERE s.person = $1
+        """
 
     /// The JSON document as lines for people.
     static func render(_ text: String, migrations: Int) -> String {

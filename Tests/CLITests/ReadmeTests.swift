@@ -33,7 +33,7 @@ struct ReadmeTests {
         return commands
     }
 
-    @Test("serve on the embedded cluster, the README's curl, then its psql line shows the sample in health.daily_summary")
+    @Test("serve on the embedded cluster, the README's curl, then its psql line shows the sample in health.daily_summary, and /ui opens")
     func quickStart() throws {
         let commands = try Self.quickStartCommands()
         let curl = try #require(commands.first { $0.hasPrefix("curl ") })
@@ -61,6 +61,12 @@ struct ReadmeTests {
         #expect(read.status == 0, "\(read.stderr)")
         #expect(read.stdout.contains("2026-08-21"))
         #expect(read.stdout.contains("42"))
+
+        // The quick start ends with the page: open on loopback with no token, read as health_reader.
+        #expect(try Self.readme.contains("open http://127.0.0.1:8080/ui"))
+        let page = try HTTPTestClient.request(port: Int(port)!, path: "/ui")
+        #expect(page.status == 200 && page.bodyText.contains("Signed in as <strong>default</strong>"), "\(page.status)")
+        #expect(page.bodyText.contains("Last batch arrived"))
     }
 
     func shell(_ command: String, in folder: String) throws -> CLIProcess.Output {

@@ -298,7 +298,8 @@ struct ComposeTests {
                        array(SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid)::text
                 FROM pg_roles r WHERE r.rolname = $1
                 """, [owner])
-            #expect(role.first.map { row in (0..<7).map { row[$0] ?? "" } } == ["t", "f", "f", "f", "f", "f", "{}"])
+            #expect(role.first.map { row in (0..<7).map { row[$0] ?? "" } } == ["t", "f", "f", "f", "f", "f", "{health_reader}"],
+                    "a member of health_reader only, for the page's reader connections")
             #expect(try db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = 'health_reader' AND NOT rolcanlogin", as: Int.self) == 1,
                     "health_reader exists before the first migration, which the owner could not create it in")
 
@@ -310,7 +311,18 @@ struct ComposeTests {
                                   as: String.self) == "\(owner),\(owner)")
             try Self.storeOneBatch(as: ownerURL)
             #expect(try db.scalar("SELECT steps FROM health.daily_summary WHERE person = 'default'", as: Int.self) == 42)
+            try Self.expectPage(as: ownerURL)
         }
+    }
+
+    /// Starts `serve` on `url` and expects the page (open on loopback with no token) to read as health_reader.
+    static func expectPage(as url: String) throws {
+        let (serve, port) = try CLIProcess.startServe(["--database-url", url])
+        let page = try HTTPTestClient.request(port: port, path: "/ui/days/365")
+        serve.signal(SIGTERM)
+        let log = serve.wait().stderr
+        #expect(page.status == 200 && page.bodyText.contains("Signed in as <strong>default</strong>"), "\(page.status) \(log)")
+        #expect(!log.contains("ui.unavailable") && !log.contains("ui.failed"), "\(log)")
     }
 
     @Test("on a database migrated as the superuser, owner-role.sh hands every object of both schemas to the owner, keeps the reader's grants, and a second run changes nothing")

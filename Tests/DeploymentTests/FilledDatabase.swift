@@ -24,9 +24,11 @@ final class FilledDatabase: @unchecked Sendable {
     /// The filled database; built on first use.
     static func get() throws -> FilledDatabase { try shared.get() }
 
-    private init() throws {
+    /// A database of its own filled the same way (the page's browser test mints tokens in it,
+    /// which the shared one must not have); `get()` gives the shared one.
+    init(label: String = "deployment") throws {
         demo = HealthHistory()
-        database = try TestPostgres.withDatabase(label: "deployment") { $0 }
+        database = try TestPostgres.withDatabase(label: label) { $0 }
         try fill()
         try Self.runReaderLoginScript(on: database, login: Self.readerLogin, password: Self.readerPassword)
     }

@@ -107,7 +107,15 @@ final class CitusServer: @unchecked Sendable {
         self.workers = workers
     }
 
+    /// Databases are made one at a time: Citus updates shared catalog rows when it creates one on
+    /// every node and registers nodes in it ("tuple concurrently updated" otherwise).
+    private let making = NSLock()
+
     func freshDatabase(label: String, migrated: Bool) throws -> TestDatabase {
+        try making.withLock { try make(migrated: migrated) }
+    }
+
+    private func make(migrated: Bool) throws -> TestDatabase {
         let name: String = lock.withLock {
             counter += 1
             let n = "\(prefix)\(counter)"
@@ -167,7 +175,15 @@ final class ExternalServer: @unchecked Sendable {
         try Migrator().migrate(template)
     }
 
+    /// Databases are made one at a time: Citus updates shared catalog rows when it creates one on
+    /// every node and registers nodes in it ("tuple concurrently updated" otherwise).
+    private let making = NSLock()
+
     func freshDatabase(label: String, migrated: Bool) throws -> TestDatabase {
+        try making.withLock { try make(migrated: migrated) }
+    }
+
+    private func make(migrated: Bool) throws -> TestDatabase {
         let name: String = lock.withLock {
             counter += 1
             let n = "\(prefix)\(counter)"

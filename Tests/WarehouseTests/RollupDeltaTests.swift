@@ -135,7 +135,10 @@ struct RollupDeltaTests {
                 S.quantity(S.U(3), HK.heartRate, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 70),
             ])
             #expect(try Self.drift(c).isEmpty)
-            try c.query("UPDATE health_store.rollup_source SET agg.samples = (agg).samples + 100 WHERE type = $1", [HK.steps])
+            try c.query("""
+                UPDATE health_store.rollup_source SET agg = jsonb_populate_record(agg, jsonb_build_object('samples', (agg).samples + 100))
+                WHERE person = 'p' AND type = $1
+                """, [HK.steps])
 
             try store.batch([S.quantity(S.U(4), HK.steps, source: "watch", start: "2026-03-10T10:00:00.000+01:00", value: 1)])
             let held = try c.table("SELECT (agg).samples, total::text AS total FROM health_store.rollup_source WHERE type = $1", [HK.steps])
@@ -164,7 +167,8 @@ struct RollupDeltaTests {
     /// A database migrated before the merge (migration 0021) with samples and rollups in it:
     /// the migration adds asleep_s to every stored sleep row, leaves every rollup equal to a
     /// recompute, and the next batches merge into what it left.
-    @Test("migrating a database that already holds rollups to 0021 fills asleep_s and keeps every rollup equal to a recompute")
+    @Test("migrating a database that already holds rollups to 0021 fills asleep_s and keeps every rollup equal to a recompute",
+          .disabled(if: TestPostgres.citusURL != nil, "the schema before 0042 never ran on Citus"))
     func upgradeFromBeforeTheMerge() throws {
         try TestPostgres.withDatabase(migrated: false) { db in
             let c = try db.connect()

@@ -121,7 +121,8 @@ struct SchemaLayoutTests {
     /// A database migrated by the binary before the repeatable layout (0001–0021), with data:
     /// the upgrade changes no row, leaves every rollup equal to a recompute, and ends in the
     /// very schema a fresh database gets.
-    @Test("a database migrated to 0021 with data upgrades with no data change, equal rollups, and the catalog of a fresh database")
+    @Test("a database migrated to 0021 with data upgrades with no data change, equal rollups, and the catalog of a fresh database",
+          .disabled(if: TestPostgres.citusURL != nil, "the schema before 0042 never ran on Citus"))
     func upgradeFrom0021() throws {
         try TestPostgres.withDatabase(migrated: false) { db in
             let c = try db.connect()

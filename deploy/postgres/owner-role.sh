@@ -1,7 +1,9 @@
 #!/bin/sh
 # Creates or updates the role the warehouse connects as: it owns schemas health and
-# health_store and everything in them, and nothing more. LOGIN, but no SUPERUSER, CREATEDB,
-# CREATEROLE, REPLICATION or BYPASSRLS. Safe to run again: it sets the password and hands the
+# health_store and everything in them, and is a member of health_reader, and nothing more.
+# LOGIN, but no SUPERUSER, CREATEDB, CREATEROLE, REPLICATION or BYPASSRLS. The membership lets
+# serve's page (/ui) read through connections that SET ROLE health_reader, so the page can
+# only read the views (docs/ui.md). Safe to run again: it sets the password and hands the
 # two schemas' objects to the owner where someone else owns them (an upgrade from a deployment
 # that migrated as the superuser, or a `pg_restore --no-owner` run as it); when everything is
 # already the owner's, it takes no lock on any table.
@@ -30,6 +32,7 @@ WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'owner') \gexec
 
 ALTER ROLE :"owner" WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS
   INHERIT PASSWORD :'password';
+GRANT health_reader TO :"owner";
 -- CREATE on the database: the migrator and migration 0001 run `CREATE SCHEMA IF NOT EXISTS`,
 -- and PostgreSQL checks that privilege before it looks whether the schema exists.
 SELECT format('GRANT CONNECT, CREATE ON DATABASE %I TO %I', current_database(), :'owner') \gexec
@@ -87,4 +90,4 @@ END
 $$;
 SQL
 
-echo "owner-role: $OWNER_LOGIN owns schemas health and health_store in ${PGDATABASE:-its database}, without superuser rights"
+echo "owner-role: $OWNER_LOGIN owns schemas health and health_store in ${PGDATABASE:-its database}, without superuser rights, and may SET ROLE health_reader"
