@@ -12,8 +12,8 @@ build: deps
 run: build
 	.build/release/health-warehouse serve $(ARGS)
 
-# The CLI tests run the built binary, so build everything first; then a bounded, seeded
-# libFuzzer run over the JSON and CSV decoders.
+# The CLI tests run the built binary, so build everything first; then bounded, seeded
+# libFuzzer runs over the JSON and CSV decoders and over the export reader.
 test: deps
 	swift build --build-tests
 	swift test --skip-build

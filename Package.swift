@@ -20,26 +20,37 @@ let package = Package(
         .executableTarget(name: "EmbedMigrationsTool"),
         .plugin(name: "EmbedMigrations", capability: .buildTool(), dependencies: ["EmbedMigrationsTool"]),
 
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // Calendar dates and day counts, converted in one place (timestamps, PostgreSQL's text forms, demo data).
+        .target(name: "Civil"),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "Civil"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         // SHA-256 over libcrypto, for every module that hashes (tokens, bodies, files, migrations, demo ids).
         .target(name: "Hashing", dependencies: ["CCrypto"]),
-        .target(name: "HealthPayload"),
+        .target(name: "HealthPayload", dependencies: ["Civil"]),
         // libFuzzer harness for HealthPayload (scripts/fuzz-payload.sh); a corpus replayer without -DFUZZING.
-        .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload"]),
+        .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload", "FuzzSupport"]),
+        // What the fuzzers share: the PostgreSQL-safety check, the replayer, libFuzzer's driver.
+        .target(name: "FuzzSupport"),
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "Hashing"],
                 plugins: ["EmbedMigrations"]),
-        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres"]),
+        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres", "Hashing"]),
         // The page under /ui (docs/ui.md): sessions, server-side SVG, reading the views as health_reader.
-        .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing", "CZlib"]),
-        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Postgres", "Hashing", "CZlib"]),
-        // The Health app's export (export.zip, its folder, export.xml) read as a stream into the same pipeline.
-        .target(name: "AppleExport", dependencies: ["CXML2", "CZip", "Warehouse", "HealthPayload", "Postgres", "Hashing", "Backlog"]),
+        .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing", "CZlib", "Civil"]),
+        // Backlog files read into healthd batches (walked, inflated, split, decoded); no database
+        // (Warehouse only for the ledger's value types).
+        .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Hashing", "CZlib"]),
+        // The Health app's export (export.zip, its folder, export.xml) read as a stream into batches: a pure reader.
+        .target(name: "AppleExport", dependencies: ["CXML2", "CZip", "HealthPayload", "Hashing"]),
+        // libFuzzer harness for the export reader (scripts/fuzz-payload.sh too); a corpus replayer without -DFUZZING.
+        .executableTarget(name: "ExportFuzzer", dependencies: ["AppleExport", "HealthPayload", "FuzzSupport"]),
+        // The one pipeline of the ways in that read files (ingest, import-apple-health): reading thread,
+        // bounded queue, groups of batches per transaction, the ledger.
+        .target(name: "Pipeline", dependencies: ["Warehouse", "Backlog", "AppleExport", "HealthPayload", "Postgres"]),
         // Realistic demo bodies for `generate`, tests and benchmarks: pure, seeded, no I/O.
-        .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing"]),
+        .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing", "Civil"]),
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData",
-                                         "AppleExport", "WebUI"]),
+                                         "AppleExport", "Pipeline", "Hashing", "Civil", "WebUI"]),
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
@@ -47,29 +58,30 @@ let package = Package(
 
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",
-                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness", "AppleExport"],
+                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness", "AppleExport",
+                                         "Pipeline", "Hashing", "Civil"],
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
         // libyaml reads compose.yaml and the Grafana provisioning files in DeploymentTests.
         .systemLibrary(name: "CYAML", path: "Tests/CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
         .target(name: "TestSupport", dependencies: ["Harness", "DemoData", "HealthPayload", "Postgres", "Warehouse"], path: "Tests/TestSupport"),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "DemoData", "TestSupport"],
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport", "Civil"]),
+        .testTarget(name: "HealthPayloadTests", dependencies: ["HealthPayload", "DemoData", "TestSupport", "Civil", "FuzzSupport"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
-        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport"]),
+        .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport", "Hashing", "Civil"]),
         .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport"]),
-        .testTarget(name: "BacklogTests", dependencies: ["Backlog", "DemoData", "Warehouse", "Postgres", "HealthPayload", "TestSupport",
-                                                         "Receiver", "HTTPServer"]),
+        .testTarget(name: "BacklogTests", dependencies: ["Backlog", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload",
+                                                         "TestSupport", "Receiver", "HTTPServer", "Hashing", "Civil"]),
         // The export reader against a hand-written fixture and the real exports in ../shared/external.
-        .testTarget(name: "AppleExportTests", dependencies: ["AppleExport", "DemoData", "Warehouse", "Postgres", "HealthPayload",
+        .testTarget(name: "AppleExportTests", dependencies: ["AppleExport", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload", "Civil",
                                                              "Hashing", "TestSupport", "health-warehouse"],
                     exclude: ["Fixtures"]),
-        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "DemoData", "TestSupport", "health-warehouse"]),
+        .testTarget(name: "CLITests", dependencies: ["Postgres", "Warehouse", "HealthPayload", "DemoData", "TestSupport", "health-warehouse", "Hashing"]),
         // compose.yaml, Dockerfile, Grafana provisioning and sql/ checked against a real database and the built binary.
         // The page (/ui) in headless Chromium lives here too: it needs the demo history (ui/*.py drive the browser).
-        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData",
+        .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData", "Hashing", "Civil",
                                                             "health-warehouse", "CYAML"],
                     exclude: ["ui"]),
         .testTarget(name: "WebUITests", dependencies: ["WebUI", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),

@@ -1,35 +1,43 @@
+import Hashing
 import HealthPayload
 
-/// A route of an imported workout, waiting to be stored with the workout's batch.
-struct PendingRoute: Sendable {
-    var workout: String
-    var start: ExportTimestamp
-    var end: ExportTimestamp
-    var route: WorkoutRoute
+/// A route of an imported workout, stored with the workout's batch: the workout's uuid, its
+/// span (the reference's timestamp shape, the offset written) and its points in time order.
+public struct ExportRoute: Sendable {
+    public var workout: String
+    public var start: String
+    public var end: String
+    public var points: WorkoutRoute
 }
 
 /// One transaction's worth of an export: up to `ExportBatcher.maxUnits` samples and activity
 /// summaries, the routes of its workouts, and where in the document it ends.
-struct ExportBatch: Sendable {
-    /// The samples as one JSON array, for `store_batch`.
+public struct ExportBatch: Sendable {
+    /// The samples as a healthd-shaped batch for `store_batch` (exportId, sequence and window
+    /// filled in), or nil when it has none to deliver.
+    public internal(set) var delivery: Batch?
+    /// SHA-256 of the delivery's samples array (its `body_sha256`).
+    public internal(set) var bodySHA256: [UInt8] = []
+    public internal(set) var routes: [ExportRoute] = []
+    /// `[{day, …}]` for `store_activity_summaries`, or nil when it holds none.
+    public internal(set) var summariesJSON: [UInt8]?
+    public internal(set) var summaryCount = 0
+    /// Record elements and workouts it read.
+    public internal(set) var recordsRead = 0
+    public internal(set) var workouts = 0
+    /// The position after its last element (elements of the document, in order, from 1) and that element's line.
+    public internal(set) var itemsEnd = 0
+    public internal(set) var lineEnd = 0
+    /// True for the batch cut at the document's end: the import is complete once it is stored.
+    public internal(set) var isFinal = false
+
     var samples = JSONWriter(capacity: 1 << 20)
     var sampleCount = 0
     /// Earliest start and latest end of its samples: the delivery's window.
     var windowStart: ExportTimestamp?
     var windowEnd: ExportTimestamp?
-    var routes: [PendingRoute] = []
     var routePoints = 0
-    /// `[{day, …}]` for `store_activity_summaries`.
     var summaries = JSONWriter(capacity: 4096)
-    var summaryCount = 0
-    /// Record elements and workouts it read.
-    var recordsRead = 0
-    var workouts = 0
-    /// The position after its last element (elements of the document, in order, from 1) and that element's line.
-    var itemsEnd = 0
-    var lineEnd = 0
-    /// The export's own `ExportDate`, once read.
-    var exportDate: ExportTimestamp?
 
     init() {
         samples.beginArray()
@@ -38,6 +46,12 @@ struct ExportBatch: Sendable {
 
     var units: Int { sampleCount + summaryCount }
 
+    /// What a route point takes in memory: a time, two coordinates and five optional numbers.
+    static let routePointBytes = 3 * 8 + 5 * MemoryLayout<Double?>.stride
+
+    /// The memory its samples, summaries and routes take, roughly.
+    var bytes: Int { samples.bytes.count + summaries.bytes.count + routePoints * Self.routePointBytes }
+
     mutating func add(_ sample: MappedSample) {
         samples.raw(sample.json)
         sampleCount += 1
@@ -45,10 +59,43 @@ struct ExportBatch: Sendable {
         if windowEnd.map({ sample.end.milliseconds > $0.milliseconds }) ?? true { windowEnd = sample.end }
     }
 
-    /// The samples array, closed.
-    var samplesJSON: [UInt8] { samples.bytes + [UInt8(ascii: "]")] }
-    /// The summaries array, closed.
-    var summariesJSON: [UInt8] { summaries.bytes + [UInt8(ascii: "]")] }
+    /// Closes the arrays; the samples become a delivery numbered `sequence` of `exportId`
+    /// (`generated`: the export's date, or the file's time without one).
+    mutating func seal(exportId: String, sequence: Int, generated: String) {
+        if summaryCount > 0 { summariesJSON = summaries.bytes + [UInt8(ascii: "]")] }
+        summaries = JSONWriter(capacity: 0)
+        let json = samples.bytes + [UInt8(ascii: "]")]
+        samples = JSONWriter(capacity: 0)
+        let envelope = Envelope(exportId: exportId, generatedAt: generated, batchSequence: sequence, isFinalBatch: isFinal,
+                                basis: "export", windowStart: windowStart?.text ?? generated, windowEnd: windowEnd?.text ?? generated,
+                                occasionStart: generated, occasionEnd: generated)
+        delivery = Batch(format: .json, envelope: envelope, samplesJSON: json, validSampleCount: sampleCount, quarantined: [])
+        bodySHA256 = SHA256.hash(json)
+    }
+}
+
+/// How the batches of one import are numbered: every batch of a file's import shares one
+/// exportId, and a resumed run goes on after the last sequence stored.
+public struct ExportNumbering: Sendable {
+    /// The exportId of the file's import (a UUID).
+    public var exportId: String
+    /// The highest batch sequence already stored under it (0 when none).
+    public var lastSequence: Int
+    /// The generatedAt of an export without an `ExportDate`: the file's time.
+    public var fallbackGenerated: String
+
+    /// The numbering of an import.
+    public init(exportId: String, lastSequence: Int, fallbackGenerated: String) {
+        self.exportId = exportId
+        self.lastSequence = lastSequence
+        self.fallbackGenerated = fallbackGenerated
+    }
+
+    /// The exportId of every import of the file whose SHA-256 is `fileSHA256`: a name-based
+    /// UUID, so an interrupted import resumed goes on under the same one.
+    public static func exportId(fileSHA256: [UInt8]) -> String {
+        UUIDv5.make(namespace: ExportMapper.namespace, name: Array("export file \(SHA256.hexString(fileSHA256))".utf8))
+    }
 }
 
 /// The reading side of an import: takes the document's items in order, maps them, reads the
@@ -57,12 +104,17 @@ struct ExportBatch: Sendable {
 final class ExportBatcher {
     /// Samples and summaries per batch (the reference's batch size).
     static let maxUnits = 1000
-    /// Route points per batch before it is cut early (a batch of long rides stays small).
+    /// Memory a batch's samples, summaries and routes may take before it is cut early (a batch
+    /// of long rides or of records full of metadata stays small).
+    static let maxBytes = 8 << 20
+    /// Route points one workout may have, its inline points and route files together (55 hours
+    /// at one a second): a route file that would take it beyond is skipped and named.
     static let maxRoutePoints = 200_000
 
     private let mapper: ExportMapper
     private let source: ExportSource
     private let resumeAfter: Int
+    private var numbering: ExportNumbering
     private let skipped: (SkippedElement) -> Void
     private let send: (ExportBatch) -> Bool
     private var batch = ExportBatch()
@@ -71,11 +123,12 @@ final class ExportBatcher {
     /// False once `send` refused a batch (the import stops).
     private(set) var open = true
 
-    init(mapper: ExportMapper, source: ExportSource, resumeAfter: Int, skipped: @escaping (SkippedElement) -> Void,
-         send: @escaping (ExportBatch) -> Bool) {
+    init(mapper: ExportMapper, source: ExportSource, resumeAfter: Int, numbering: ExportNumbering,
+         skipped: @escaping (SkippedElement) -> Void, send: @escaping (ExportBatch) -> Bool) {
         self.mapper = mapper
         self.source = source
         self.resumeAfter = resumeAfter
+        self.numbering = numbering
         self.skipped = skipped
         self.send = send
     }
@@ -108,7 +161,7 @@ final class ExportBatcher {
                 batch.add(sample)
                 batch.workouts += 1
                 if let route = route(of: w, uuid: sample.uuid) {
-                    batch.routes.append(PendingRoute(workout: sample.uuid, start: sample.start, end: sample.end, route: route))
+                    batch.routes.append(ExportRoute(workout: sample.uuid, start: sample.start.text, end: sample.end.text, points: route))
                     batch.routePoints += route.count
                 }
             case .failure(let f):
@@ -130,20 +183,29 @@ final class ExportBatcher {
             batch.lineEnd = s.line
         }
         batch.itemsEnd = position
-        if batch.units >= Self.maxUnits || batch.routePoints >= Self.maxRoutePoints { cut() }
+        if batch.units >= Self.maxUnits || batch.bytes >= Self.maxBytes { cut() }
     }
 
     /// The end of the document: the last batch goes (also when empty, so the end is recorded).
     func finish() {
         guard open else { return }
+        batch.isFinal = true
         cut()
     }
 
+    /// Sends the batch read so far. Its samples are a delivery when it has any, and an empty
+    /// final batch is one too when earlier batches were delivered (it says the export is complete).
     private func cut() {
-        batch.exportDate = exportDate
         if batch.itemsEnd == 0 { batch.itemsEnd = max(position, resumeAfter) }
-        let ready = batch
+        var ready = batch
         batch = ExportBatch()
+        if ready.sampleCount > 0 || (ready.isFinal && numbering.lastSequence > 0) {
+            numbering.lastSequence += 1
+            ready.seal(exportId: numbering.exportId, sequence: numbering.lastSequence,
+                       generated: exportDate?.text ?? numbering.fallbackGenerated)
+        } else if ready.summaryCount > 0 {
+            ready.summariesJSON = ready.summaries.bytes + [UInt8(ascii: "]")]
+        }
         if !send(ready) { open = false }
     }
 
@@ -151,29 +213,28 @@ final class ExportBatcher {
         skipped(SkippedElement(name: name, line: line, reason: reason))
     }
 
-    /// The workout's route: its inline points and the points of every route file it names, in
-    /// time order. A file the export lacks or that cannot be read is skipped and named; the
-    /// workout is kept.
+    /// The workout's route: its inline points and the points of every route file it names
+    /// (each file once, however it is spelled), in time order. A file the export lacks, that
+    /// lies outside it, that cannot be read or that would take the route past
+    /// `maxRoutePoints` is skipped and named; the workout is kept.
     private func route(of w: ExportWorkout, uuid: String) -> WorkoutRoute? {
         var route = w.inlineRoute
+        var read: Set<ExportSource.Referenced> = []
         for file in w.routeFiles {
+            let located = source.locate(file)
+            guard read.insert(located).inserted else { continue }
             do {
-                guard let stream = try source.openReferenced(file) else {
+                switch located {
+                case .missing:
                     skip("route \(file)", w.line, "the export holds no such file; the workout is kept without it")
-                    continue
-                }
-                switch try GPXReader.read(stream, name: file) {
-                case .success(let points):
-                    route.times += points.times
-                    route.latitudes += points.latitudes
-                    route.longitudes += points.longitudes
-                    route.altitudes += points.altitudes
-                    route.speeds += points.speeds
-                    route.courses += points.courses
-                    route.horizontalAccuracies += points.horizontalAccuracies
-                    route.verticalAccuracies += points.verticalAccuracies
-                case .failure(let f):
-                    skip("route \(file)", w.line, f.reason + "; the workout is kept without it")
+                case .outside:
+                    skip("route \(file)", w.line, "the path leads out of the export's folder; the workout is kept without it")
+                case .entry, .file:
+                    guard let stream = try source.open(located) else { continue }
+                    switch try GPXReader.read(stream, name: file, maxPoints: Self.maxRoutePoints - route.count) {
+                    case .success(let points): route.append(points)
+                    case .failure(let f): skip("route \(file)", w.line, f.reason + "; the workout is kept without it")
+                    }
                 }
             } catch {
                 skip("route \(file)", w.line, error.message + "; the workout is kept without it")

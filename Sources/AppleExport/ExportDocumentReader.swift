@@ -7,8 +7,13 @@ import HealthPayload
 /// `MetadataEntry`, `WorkoutEvent`, `WorkoutStatistics`, `WorkoutActivity` and `WorkoutRoute`
 /// (`FileReference` or inline `Location`s), `ActivitySummary`. `Me`, clinical records,
 /// audiograms and vision prescriptions are passed over. An item with anything unreadable in
-/// it becomes `.skipped` with the first reason, never a half-read item.
+/// it becomes `.skipped` with the first reason, never a half-read item; so does one whose
+/// children would hold more than `maxItemBytes` of attributes or whose inline route more than
+/// `ExportBatcher.maxRoutePoints` points, so that memory stays bounded by the largest item.
 final class ExportDocumentReader: XMLEventHandler {
+    /// The attributes of one item's children kept at most (its metadata, HRV beats, events, …).
+    static let maxItemBytes = 4 << 20
+
     private enum Frame {
         case root, foreignRoot, ignored, correlation, record, hrvList, workout, workoutRoute, workoutActivity, summary
     }
@@ -21,6 +26,8 @@ final class ExportDocumentReader: XMLEventHandler {
     private var summary: ExportActivitySummary?
     /// The first reason the item being read cannot be used.
     private var broken: SkippedElement?
+    /// The attribute bytes of the open item's children kept so far.
+    private var itemBytes = 0
 
     /// `HealthData`'s `locale` and `ExportDate`'s `value`, as written.
     private(set) var locale: String?
@@ -77,6 +84,38 @@ final class ExportDocumentReader: XMLEventHandler {
             } else {
                 frames.append(.ignored)
             }
+        case .record, .hrvList, .workout, .workoutActivity, .workoutRoute:
+            guard keeps(e) else {
+                frames.append(.ignored)
+                return
+            }
+            child(e)
+        case .summary, .ignored, .foreignRoot:
+            frames.append(.ignored)
+        }
+    }
+
+    /// True while the open item may keep `e`'s attributes: past `maxItemBytes` (or, for a
+    /// `Location`, past the route point bound) the item is skipped, and nothing more is kept.
+    private func keeps(_ e: XMLStartElement) -> Bool {
+        guard broken == nil else { return false }
+        // Values, and a little for each name.
+        let bytes = (0..<e.attributeCount).reduce(0) { $0 + e.attribute($1).value.count + 16 }
+        itemBytes += bytes
+        if itemBytes > Self.maxItemBytes {
+            markBroken(SkippedElement(name: e.nameText, line: e.line, reason: "its elements hold more than \(Self.maxItemBytes) bytes of attributes"))
+            return false
+        }
+        if e.isNamed("Location"), (workout?.inlineRoute.count ?? 0) >= ExportBatcher.maxRoutePoints {
+            markBroken(SkippedElement(name: e.nameText, line: e.line, reason: "more than \(ExportBatcher.maxRoutePoints) route points"))
+            return false
+        }
+        return true
+    }
+
+    /// A child of the open item.
+    private func child(_ e: XMLStartElement) {
+        switch frames.last {
         case .record:
             if e.isNamed("MetadataEntry") {
                 record?.metadata.append((e.value("key") ?? "", e.value("value") ?? ""))
@@ -121,7 +160,7 @@ final class ExportDocumentReader: XMLEventHandler {
                 location(e)
             }
             frames.append(.ignored)
-        case .summary, .ignored, .foreignRoot:
+        default:
             frames.append(.ignored)
         }
     }
@@ -182,6 +221,7 @@ final class ExportDocumentReader: XMLEventHandler {
         workout = nil
         summary = nil
         broken = nil
+        itemBytes = 0
     }
 
     private func markBroken(_ reason: SkippedElement) {
@@ -189,6 +229,7 @@ final class ExportDocumentReader: XMLEventHandler {
     }
 
     private func finish(_ item: ExportItem, name: String, line: Int) {
+        itemBytes = 0
         if let broken {
             let inner = broken.name == name || broken.name == "text" ? "" : " (its \(broken.name))"
             let at = broken.line != line ? " at line \(broken.line)" : ""

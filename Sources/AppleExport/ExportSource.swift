@@ -41,6 +41,9 @@ public final class ExportSource: @unchecked Sendable {
             guard let document = Self.document(in: url) else {
                 throw AppleExportError("\(given): no export.xml in this folder or its apple_health_export folder")
             }
+            guard let real = Self.realPath(document.path), real.hasPrefix(path + "/") else {
+                throw AppleExportError("\(given): \(document.lastPathComponent) is a link out of the folder; give the file it leads to itself")
+            }
             kind = .folder(root: document.deletingLastPathComponent())
             documentPath = document.path
             documentName = document.path
@@ -79,20 +82,63 @@ public final class ExportSource: @unchecked Sendable {
         }
     }
 
-    /// The bytes of a file a `FileReference` names (`/workout-routes/route_….gpx`, relative to
-    /// the export's folder); nil when the export does not hold it.
-    func openReferenced(_ reference: String) throws(AppleExportError) -> ByteStream? {
-        let relative = reference.hasPrefix("/") ? String(reference.dropFirst()) : reference
-        guard !relative.split(separator: "/").contains("..") else { return nil }
+    /// Where a file a `FileReference` names is: one answer per file however the reference
+    /// spells it (`/./x`, `a//x`, `a/../a/x`, and in an archive the letter case libzip's
+    /// lookup ignores), so a route file is read once per workout.
+    enum Referenced: Hashable {
+        /// An entry of the archive.
+        case entry(Int)
+        /// A file of the folder, by its real path.
+        case file(String)
+        /// The export holds no such file.
+        case missing
+        /// The path climbs out of the export's folder, or a link there leads out of it.
+        case outside
+    }
+
+    /// Finds the file a `FileReference` names (`/workout-routes/route_….gpx`, relative to the
+    /// export's folder). A folder's files are followed only as far as they stay in it.
+    func locate(_ reference: String) -> Referenced {
+        guard let relative = Self.normalized(reference) else { return .outside }
         switch kind {
         case .zip(let archive, _, let root):
-            guard let index = archive.index(of: root + relative) else { return nil }
-            return try archive.open(index)
+            return archive.index(of: root + relative).map { .entry($0) } ?? .missing
         case .folder(let root):
-            let file = root.appendingPathComponent(relative).path
-            guard FileManager.default.isReadableFile(atPath: file) else { return nil }
-            return try FileStream(path: file)
+            let path = root.appendingPathComponent(relative).path
+            guard let real = Self.realPath(path) else { return .missing }
+            guard let folder = Self.realPath(root.path), real.hasPrefix(folder == "/" ? "/" : folder + "/") else { return .outside }
+            return FileManager.default.isReadableFile(atPath: real) ? .file(real) : .missing
         }
+    }
+
+    /// The bytes of a file `locate` found.
+    func open(_ file: Referenced) throws(AppleExportError) -> ByteStream? {
+        switch (kind, file) {
+        case (.zip(let archive, _, _), .entry(let index)): return try archive.open(index)
+        case (.folder, .file(let path)): return try FileStream(path: path)
+        default: return nil
+        }
+    }
+
+    /// `reference` as a path relative to the export's folder, `.` and `..` resolved; nil when
+    /// it names nothing or climbs out of the folder.
+    static func normalized(_ reference: String) -> String? {
+        var parts: [Substring] = []
+        for part in reference.split(separator: "/") where part != "." {
+            if part == ".." {
+                guard parts.popLast() != nil else { return nil }
+            } else {
+                parts.append(part)
+            }
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "/")
+    }
+
+    /// The absolute path with every link resolved; nil when it does not exist.
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Whether the file starts like a zip archive (a local file header, or an empty archive).

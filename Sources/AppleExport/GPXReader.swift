@@ -3,11 +3,18 @@ import HealthPayload
 
 /// A workout route file of the export (`workout-routes/route_….gpx`): GPX 1.1 track points
 /// with `ele`, `time` and Apple's extensions `speed`, `course`, `hAcc`, `vAcc`, read into the
-/// columns `store_route` takes, sorted by time.
+/// columns `store_route` takes, sorted by time. Memory is bounded: a field's text beyond
+/// `maxFieldBytes` makes the file unreadable, and reading stops at `maxPoints`.
 final class GPXReader: XMLEventHandler {
+    /// The longest text of one field read (a number or a time is a few dozen bytes).
+    static let maxFieldBytes = 256
+
+    private let maxPoints: Int
     private var route = WorkoutRoute()
     private var point: (lat: Double, lon: Double)?
     private var field: Field?
+    /// The line of the field being read.
+    private var fieldLine = 0
     /// Per open element: what its end means.
     private var open: [Node] = []
 
@@ -15,29 +22,39 @@ final class GPXReader: XMLEventHandler {
     private var text: [UInt8] = []
     private var values: [Field: Double] = [:]
     private var time: Int64?
-    private var problems: [String] = []
+    /// The first problem found (the file is then skipped).
+    private var problem: String?
+
+    private init(maxPoints: Int) {
+        self.maxPoints = maxPoints
+    }
 
     private enum Field { case ele, time, speed, course, hAcc, vAcc }
 
-    /// The route in `stream`, or why it cannot be read.
-    static func read(_ stream: ByteStream, name: String) throws(AppleExportError) -> Result<WorkoutRoute, MappingFailure> {
-        let reader = GPXReader()
+    /// The route in `stream` (at most `maxPoints` points), or why it cannot be read.
+    static func read(_ stream: ByteStream, name: String, maxPoints: Int,
+                     chunkSize: Int = 256 << 10) throws(AppleExportError) -> Result<WorkoutRoute, MappingFailure> {
+        let reader = GPXReader(maxPoints: maxPoints)
         let parser = XMLStreamParser(handler: reader, text: true, name: name)
-        try stream.forEachChunk { chunk in
+        try stream.forEachChunk(size: chunkSize) { chunk in
             parser.feed(chunk)
-            return true
+            return reader.problem == nil
         }
-        parser.finish()
-        if let first = reader.problems.first { return .failure(MappingFailure(first)) }
+        if reader.problem == nil { parser.finish() }
+        if let problem = reader.problem { return .failure(MappingFailure(problem)) }
         reader.route.sortByTime()
         return .success(reader.route)
+    }
+
+    private func note(_ problem: String) {
+        if self.problem == nil { self.problem = problem }
     }
 
     func startElement(_ e: XMLStartElement) {
         if e.isNamed("trkpt") || e.isNamed("rtept") {
             guard let lat = e.value("lat").flatMap(ExportNumber.parse), abs(lat) <= 90,
                   let lon = e.value("lon").flatMap(ExportNumber.parse), abs(lon) <= 180 else {
-                problems.append("line \(e.line): a track point without a readable lat or lon")
+                note("line \(e.line): a track point without a readable lat or lon")
                 open.append(.other)
                 return
             }
@@ -51,6 +68,7 @@ final class GPXReader: XMLEventHandler {
             : e.isNamed("course") ? .course : e.isNamed("hAcc") ? .hAcc : e.isNamed("vAcc") ? .vAcc : nil
         if let f {
             field = f
+            fieldLine = e.line
             text.removeAll(keepingCapacity: true)
             open.append(.field(f))
         } else {
@@ -79,7 +97,11 @@ final class GPXReader: XMLEventHandler {
         guard let p = point else { return }
         point = nil
         guard let time else {
-            problems.append("a track point without a readable time")
+            note("a track point without a readable time")
+            return
+        }
+        guard route.count < maxPoints else {
+            note("more than \(maxPoints) route points for one workout")
             return
         }
         func nonNegative(_ f: Field) -> Double? { values[f].flatMap { $0 < 0 ? nil : $0 } }
@@ -94,18 +116,23 @@ final class GPXReader: XMLEventHandler {
     }
 
     func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
-        if field != nil { text.append(contentsOf: bytes) }
+        guard field != nil else { return }
+        guard text.count + bytes.count <= Self.maxFieldBytes else {
+            note("line \(fieldLine): a field of more than \(Self.maxFieldBytes) bytes")
+            return
+        }
+        text.append(contentsOf: bytes)
     }
 
     func brokenElement(name: String, line: Int, reason: String) {
-        problems.append("line \(line): \(reason)")
+        note("line \(line): \(reason)")
     }
 
     func restarted(line: Int) {
-        problems.append("line \(line): unreadable")
+        note("line \(line): unreadable")
     }
 
     func problem(line: Int, reason: String, inElement: Bool) {
-        problems.append("line \(line): \(reason)")
+        note("line \(line): \(reason)")
     }
 }

@@ -20,6 +20,12 @@ import CXML2
 /// parser at the next line, inside a root element of that name, so what follows is still read
 /// (the handler hears `restarted`); line numbers stay the document's.
 ///
+/// Every byte goes through `XMLInputFilter` first: control characters become spaces, the DTD is
+/// left out, and no token libxml2 sees is longer than `XMLInputFilter.tokenLimit` — a start tag
+/// over it comes as its bare element, followed by a `problem` naming it, so the element is
+/// skipped and named; anything else over it is a `problem` where it stood. libxml2's own
+/// limits stay on (no `XML_PARSE_HUGE`).
+///
 /// Never loads anything from outside the bytes given: no network (`XML_PARSE_NONET`), no DTD
 /// loading, no entity substitution, and an external entity loader that refuses everything.
 final class XMLStreamParser {
@@ -53,6 +59,13 @@ final class XMLStreamParser {
     private var lastResume = 0
     /// The document's line of the last error libxml2 reported.
     private var lastErrorLine = 0
+    private var filter = XMLInputFilter()
+    /// A start tag the filter cut down to its element: delivered, then named as a problem.
+    private var oversizedStart: (name: String, line: Int, reason: String)?
+
+    /// The line the input has reached, and the control characters read as spaces.
+    var inputLines: Int { filter.lines }
+    var controlCharacters: Int { filter.replacedControls }
 
     /// A parser delivering to `handler`; `text: true` also delivers character data. `name`
     /// only appears in libxml2's own messages.
@@ -98,6 +111,24 @@ final class XMLStreamParser {
     /// Parses the next bytes of the document.
     func feed(_ bytes: UnsafeRawBufferPointer) {
         guard !finished, bytes.count > 0 else { return }
+        filter.filter(bytes) { take($0) }
+    }
+
+    /// A piece of what the filter passes on.
+    private func take(_ piece: XMLInputFilter.Piece) {
+        switch piece {
+        case .bytes(let bytes):
+            feedFiltered(bytes)
+        case .oversizedStart(let name, let line, let reason):
+            oversizedStart = (name, line, reason)
+        case .oversized(let line, let reason):
+            handler.problem(line: line, reason: reason, inElement: openDelivered > 0)
+        }
+    }
+
+    /// Parses the next bytes the filter passed on.
+    private func feedFiltered(_ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > 0 else { return }
         if restartRoot != nil {
             if recent.count > 2 << 20 {
                 let drop = recent.count - (1 << 20)
@@ -120,7 +151,7 @@ final class XMLStreamParser {
             // The first bytes go to the context itself, which detects the encoding from them.
             let first = min(4, chars.count)
             context = xmlCreatePushParserCtxt(&sax, Unmanaged.passUnretained(self).toOpaque(), chars.baseAddress, Int32(first), name)
-            let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue | XML_PARSE_NOCDATA.rawValue
+            let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOCDATA.rawValue
             xmlCtxtUseOptions(context, Int32(options))
             if chars.count > first {
                 xmlParseChunk(context, chars.baseAddress! + first, Int32(chars.count - first), 0)
@@ -181,6 +212,7 @@ final class XMLStreamParser {
     @discardableResult
     func finish() -> Int {
         guard !finished else { return openDelivered }
+        filter.finish { take($0) }
         if let context { xmlParseChunk(context, nil, 0, 1) }
         finished = true
         flushPending(inElement: false)
@@ -211,7 +243,12 @@ final class XMLStreamParser {
         stack.append(false)
         openDelivered += 1
         last = .start
-        handler.startElement(XMLStartElement(name: localname, line: line, attributeCount: count, attributes: attributes))
+        let element = XMLStartElement(name: localname, line: line, attributeCount: count, attributes: attributes)
+        handler.startElement(element)
+        if let cut = oversizedStart, cut.line == element.line, cut.name == element.nameText {
+            oversizedStart = nil
+            handler.problem(line: cut.line, reason: cut.reason, inElement: true)
+        }
     }
 
     private func end() {

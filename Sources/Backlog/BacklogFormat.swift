@@ -1,4 +1,5 @@
 import HealthPayload
+import Warehouse
 
 /// How a backlog file holds its bodies, decided by its name.
 public enum BacklogFormat: String, Sendable, CaseIterable {
@@ -8,6 +9,15 @@ public enum BacklogFormat: String, Sendable, CaseIterable {
     case jsonLines = "jsonl"
     /// `.csv`: one or many CSV bodies appended, each led by its header row.
     case csv
+
+    /// The ledger's name for it (`health_store.ingested_files.format`).
+    public var ledgerFormat: FileLedger.Format {
+        switch self {
+        case .json: return .json
+        case .jsonLines: return .jsonl
+        case .csv: return .csv
+        }
+    }
 
     /// The decoder's format for one body.
     public var payloadFormat: PayloadFormat {

@@ -23,7 +23,8 @@ public struct BacklogFile: Sendable, Equatable {
 
 /// Expands paths into files in a deterministic order: a file is itself, a folder is walked
 /// depth first with names in byte order (hidden names and names of unknown formats skipped),
-/// `-` is standard input. A file reached twice is listed once.
+/// `-` is standard input. A file reached twice is listed once. A walk never leaves the folder
+/// it was given: a symbolic link in it that leads out of it is skipped and named.
 public enum BacklogWalker {
     /// The files, and a failure for each path that does not exist or cannot be read.
     public static func walk(_ paths: [String], format override: BacklogFormat?) -> (files: [BacklogFile], failures: [(path: String, error: BacklogError)]) {
@@ -32,9 +33,14 @@ public enum BacklogWalker {
         var seen = Set<String>()
         var visitedFolders = Set<String>()
 
-        func add(_ display: String, explicit: Bool) {
+        /// `root`: the real path of the folder given, for what is found in it.
+        func add(_ display: String, explicit: Bool, root: String?) {
             guard let real = realPath(display) else {
                 failures.append((display, BacklogError("cannot read: \(String(cString: strerror(errno)))")))
+                return
+            }
+            if let root, !real.hasPrefix(root == "/" ? "/" : root + "/") {
+                failures.append((display, BacklogError("a symbolic link out of the folder given (to \(real)): skipped")))
                 return
             }
             var info = stat()
@@ -56,7 +62,7 @@ public enum BacklogWalker {
                     var childInfo = stat()
                     guard stat(child, &childInfo) == 0 else { continue }  // a dangling symlink
                     if (childInfo.st_mode & S_IFMT) == S_IFDIR || BacklogFormat.of(fileName: name) != nil {
-                        add(child, explicit: false)
+                        add(child, explicit: false, root: root ?? real)
                     }
                 }
                 return
@@ -86,7 +92,7 @@ public enum BacklogWalker {
                 }
                 continue
             }
-            add(path, explicit: true)
+            add(path, explicit: true, root: nil)
         }
         return (files, failures)
     }

@@ -1,49 +1,108 @@
 import Foundation
 import Hashing
 import HealthPayload
+import Warehouse
 
-/// What the reading thread hands the storing one, in file order.
-enum WorkItem: @unchecked Sendable {
-    /// A decoded batch to store in its own transaction.
-    case batch(file: Int, batch: Batch, bodySHA256: [UInt8])
-    /// A file is done: how it went, and the ledger row to write with its last batch, if any.
-    case fileEnd(file: Int, outcome: FileOutcome, ledger: LedgerUpdate?)
+/// A decoded batch of a backlog file, to store in its own savepoint.
+public struct FileBatch: Sendable {
+    /// The file's index in the files read.
+    public var file: Int
+    public var batch: Batch
+    /// SHA-256 of the body it came from (the delivery's `body_sha256`).
+    public var bodySHA256: [UInt8]
+}
+
+/// A file is done: how reading it went, and its ledger row, written with its last batch.
+public struct FileEnd: Sendable {
+    /// The file's index in the files read.
+    public var file: Int
+    public var outcome: FileOutcome
+    /// Where the file now stands; nil when nothing of it may be claimed (standard input, a
+    /// file that failed before anything decoded).
+    public var ledger: FileLedger.Update?
+}
+
+/// What the reading side hands the storing one, in file order.
+public enum BacklogItem: Sendable {
+    case batch(FileBatch)
+    case end(FileEnd)
 }
 
 /// How reading one file went.
-enum FileOutcome: Sendable {
+public enum FileOutcome: Sendable {
     case ingested, skipped, failed
 }
 
-/// What to do with one file, decided from the ledger before anything is read.
-enum FilePlan: Sendable {
+/// What to do with one file, decided from its ledger row before anything is read.
+public enum FilePlan: Sendable {
     /// Unchanged since it was read to its end: not opened.
     case skip
     /// Nothing in it yet (an empty file): not opened, not recorded.
     case empty
     /// Read it, from the start or, for an uncompressed JSON-lines or CSV file whose old part
     /// still hashes the same, from where the ledger says it was stored up to.
-    case read(previous: LedgerEntry?)
+    case read(previous: FileLedger.Position?)
+
+    /// The plan for `file` given its ledger row (`force`: read it again whatever the row says).
+    public static func of(_ file: BacklogFile, previous: FileLedger.Position?, force: Bool) -> FilePlan {
+        if file.isStandardInput { return .read(previous: nil) }
+        if file.size == 0 && !force { return .empty }
+        if !force, let previous, previous.isUnchanged(size: file.size, modified: file.modifiedNanoseconds) { return .skip }
+        return .read(previous: force ? nil : previous)
+    }
 }
 
-/// Reads files one after another on the reading thread: bytes → (gunzip) → bodies → decoder,
-/// handing batches to the storing thread. Never touches the database.
-struct FileReader {
+extension FileLedger.Position {
+    /// True when the file was read to its end and its size and modification time are unchanged.
+    func isUnchanged(size: Int64, modified: Int64) -> Bool {
+        self.size == size && modifiedNanoseconds == modified && storedBytes == size
+    }
+}
+
+/// Reads backlog files one after another (on the pipeline's reading thread): bytes →
+/// (gunzip) → bodies → decoder, handing batches and each file's end to `send`. Never touches
+/// the database.
+public struct FileReader {
     static let chunkSize = 1 << 20
 
-    let person: String
-    let send: (WorkItem) -> Bool
+    let send: (BacklogItem) -> Bool
     let report: (IngestFailure) -> Void
     let addBytes: (Int) -> Void
     let addProbe: () -> Void
     let shouldStop: () -> Bool
+
+    /// A reader handing items to `send`, failures to `report`, and counting bytes read and probes found.
+    public init(send: @escaping (BacklogItem) -> Bool, report: @escaping (IngestFailure) -> Void,
+                addBytes: @escaping (Int) -> Void, addProbe: @escaping () -> Void, shouldStop: @escaping () -> Bool) {
+        self.send = send
+        self.report = report
+        self.addBytes = addBytes
+        self.addProbe = addProbe
+        self.shouldStop = shouldStop
+    }
+
+    /// Reads `files` in order, each as `plans` says; false when stopped or the storing side
+    /// has gone away. `formatOption`: whether `--format` could have named a file's format.
+    public func read(_ files: [BacklogFile], plans: [FilePlan], formatOption: Bool) -> Bool {
+        for (index, file) in files.enumerated() {
+            if shouldStop() { return false }
+            if file.format == nil && !file.isStandardInput {
+                report(IngestFailure(path: file.displayPath, message: "cannot tell the format from the name: name it .json, .jsonl, .ndjson or .csv (optionally .gz)"
+                                     + (formatOption ? ", or pass --format" : "")))
+                guard send(.end(FileEnd(file: index, outcome: .failed, ledger: nil))) else { return false }
+                continue
+            }
+            guard read(file, index: index, plan: plans[index]) else { return false }
+        }
+        return true
+    }
 
     /// Reads one file completely (or until stopped); sends its batches and its end.
     /// Returns false when the storing side has gone away.
     func read(_ file: BacklogFile, index: Int, plan: FilePlan) -> Bool {
         switch plan {
         case .skip, .empty:
-            return send(.fileEnd(file: index, outcome: .skipped, ledger: nil))
+            return send(.end(FileEnd(file: index, outcome: .skipped, ledger: nil)))
         case .read(let previous):
             var job = FileJob(reader: self, file: file, index: index)
             return job.run(previous: previous)
@@ -88,14 +147,14 @@ private struct FileJob: ~Copyable {
         /// From this position (the start, or the end of the part the ledger vouches for).
         case from(StreamPosition)
         /// Nothing new: the ledger row to write, nothing to read.
-        case unchanged(LedgerUpdate)
+        case unchanged(FileLedger.Update)
     }
 
     /// A whole-file format: stored all or nothing as far as the ledger goes.
     var isWhole: Bool { file.compressed || format == .json || file.isStandardInput }
 
     /// Reads the file (or finds it unchanged) and sends its end; false when the storing side has gone away.
-    mutating func run(previous: LedgerEntry?) -> Bool {
+    mutating func run(previous: FileLedger.Position?) -> Bool {
         defer { if fd > 0 { close(fd) } }
         guard let opened = openFile(), let resume = resumePlan(previous, opened) else { return sendEnd(.failed) }
         switch resume {
@@ -107,8 +166,8 @@ private struct FileJob: ~Copyable {
     }
 
     /// Sends the file's end.
-    private func sendEnd(_ outcome: FileOutcome, ledger: LedgerUpdate? = nil) -> Bool {
-        reader.send(.fileEnd(file: index, outcome: outcome, ledger: ledger))
+    private func sendEnd(_ outcome: FileOutcome, ledger: FileLedger.Update? = nil) -> Bool {
+        reader.send(.end(FileEnd(file: index, outcome: outcome, ledger: ledger)))
     }
 
     /// Opens the file, reads its size and time, and settles its format (standard input without
@@ -142,22 +201,22 @@ private struct FileJob: ~Copyable {
 
     /// Where to start: the old part of a grown JSON-lines or CSV file is verified by its hash,
     /// not re-read; a whole file of the same size and hash is only touched. Nil after reporting a read error.
-    private mutating func resumePlan(_ previous: LedgerEntry?, _ opened: Opened) -> Resume? {
+    private mutating func resumePlan(_ previous: FileLedger.Position?, _ opened: Opened) -> Resume? {
         guard let previous, !file.isStandardInput else { return .from(.start) }
         let size = opened.size
         if !isWhole {
-            guard size >= previous.ingestedBytes, previous.ingestedBytes > 0 else { return .from(.start) }
-            guard hashPrefix(previous.ingestedBytes) else { return nil }
-            if hash.digest() == previous.sha256 && (format != .csv || size == previous.ingestedBytes || startsWithHeader(at: previous.ingestedBytes)) {
-                let start = StreamPosition(offset: previous.ingestedBytes, line: previous.ingestedLines + 1, records: previous.ingestedRecords)
+            guard size >= previous.storedBytes, previous.storedBytes > 0 else { return .from(.start) }
+            guard hashPrefix(previous.storedBytes) else { return nil }
+            if hash.digest() == previous.sha256 && (format != .csv || size == previous.storedBytes || startsWithHeader(at: previous.storedBytes)) {
+                let start = StreamPosition(offset: previous.storedBytes, line: previous.storedLines + 1, records: previous.storedRecords)
                 // Touched, not changed: remember the new time so the next run skips it unread.
-                if size == previous.ingestedBytes { return .unchanged(ledgerUpdate(opened, at: start, countsAsRun: false)) }
+                if size == previous.storedBytes { return .unchanged(ledgerUpdate(opened, at: start, countsAsRun: false)) }
                 return .from(start)
             }
             // Rewritten, or CSV rows appended without a header row of their own (they belong
             // to the body before them): read the file from the start.
         } else {
-            guard size == previous.size, previous.ingestedBytes == previous.size else { return .from(.start) }
+            guard size == previous.size, previous.storedBytes == previous.size else { return .from(.start) }
             // Same size, new time: the same bytes, or a rewrite? The hash decides before anything is stored.
             guard hashPrefix(size) else { return nil }
             if hash.digest() == previous.sha256 {
@@ -229,7 +288,7 @@ private struct FileJob: ~Copyable {
         }
         if cancelled { return false }
 
-        var ledger: LedgerUpdate?
+        var ledger: FileLedger.Update?
         if !file.isStandardInput {
             if isWhole {
                 if !failed { ledger = ledgerUpdate(opened, at: StreamPosition(offset: opened.size, line: 1, records: 0), countsAsRun: true) }
@@ -243,11 +302,13 @@ private struct FileJob: ~Copyable {
     private struct HeldFailure: Error {}
     private struct Cancelled: Error {}
 
-    private func ledgerUpdate(_ opened: Opened, at position: StreamPosition, countsAsRun: Bool) -> LedgerUpdate {
-        LedgerUpdate(path: file.absolutePath, format: format, compressed: file.compressed,
-                     entry: LedgerEntry(size: opened.size, modifiedNanoseconds: opened.modified, ingestedBytes: position.offset,
-                                        ingestedLines: position.line - 1, ingestedRecords: position.records, sha256: hash.digest()),
-                     countsAsRun: countsAsRun)
+    private func ledgerUpdate(_ opened: Opened, at position: StreamPosition, countsAsRun: Bool) -> FileLedger.Update {
+        FileLedger.Update(path: file.absolutePath,
+                          position: FileLedger.Position(format: format.ledgerFormat, compressed: file.compressed, size: opened.size,
+                                                        modifiedNanoseconds: opened.modified, storedBytes: position.offset,
+                                                        storedLines: position.line - 1, storedRecords: position.records,
+                                                        sha256: hash.digest()),
+                          countsAsRun: countsAsRun)
     }
 
     /// Decodes a unit's bodies and sends their batches; moves the frontier over what decoded.
@@ -292,7 +353,7 @@ private struct FileJob: ~Copyable {
             case .batches(let batches):
                 let sha = SHA256.hash(bytes)
                 for batch in batches where !cancelled {
-                    if !reader.send(.batch(file: index, batch: batch, bodySHA256: sha)) { cancelled = true }
+                    if !reader.send(.batch(FileBatch(file: index, batch: batch, bodySHA256: sha))) { cancelled = true }
                 }
             }
             return true

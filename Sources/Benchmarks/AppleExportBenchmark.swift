@@ -1,8 +1,10 @@
 import AppleExport
+import Civil
 import DemoData
 import Foundation
 import Harness
 import HealthPayload
+import Pipeline
 import Postgres
 import Warehouse
 
@@ -124,28 +126,15 @@ func runAppleExportBenchmark(_ arguments: [String], durability: ClusterDurabilit
     let admin = try PostgresConnection(connectionString: cluster.connectionString(database: "postgres"))
     defer { admin.close() }
 
-    /// Runs a program under GNU time: wall seconds, peak RSS in MiB, its stdout.
-    func timed(_ program: String, _ arguments: [String]) throws -> (seconds: Double, rssMiB: Double, stdout: String) {
-        let out = try CLIProcess.runProgram("/usr/bin/time", ["-v", program] + arguments)
-        guard out.status == 0 || out.status == 1 else { throw BenchmarkError.usage("\(program) failed (\(out.status)): \(out.stderr.suffix(2000))") }
-        func field(_ name: String) -> String? {
-            out.stderr.split(separator: "\n").first { $0.contains(name) }.map { String($0.split(separator: ": ").last ?? "") }
-        }
-        let rss = (Double(field("Maximum resident set size") ?? "0") ?? 0) / 1024
-        let parts = (field("Elapsed (wall clock) time") ?? "0").split(separator: ":").compactMap { Double($0) }
-        let seconds = parts.reduce(0) { $0 * 60 + $1 }
-        return (seconds, rss, out.stdout)
-    }
-
     let ingestDB = try cluster.freshDatabase(label: "bench_ingest")
     try admin.query("CHECKPOINT")
-    let ingest = try timed(binary, ["ingest", "--json", "--database-url", ingestDB.connectionString, folder + "/backlog"])
+    let ingest = try timedRun(binary, ["ingest", "--json", "--database-url", ingestDB.connectionString, folder + "/backlog"])
     let ingested = try ingestDB.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) ?? 0
     say(String(format: "ingest: %d samples in %.1f s, peak RSS %.0f MiB", ingested, ingest.seconds, ingest.rssMiB))
 
     let importDB = try cluster.freshDatabase(label: "bench_import")
     try admin.query("CHECKPOINT")
-    let imported = try timed(binary, ["import-apple-health", "--json", "--database-url", importDB.connectionString, archive])
+    let imported = try timedRun(binary, ["import-apple-health", "--json", "--database-url", importDB.connectionString, archive])
     let held = try importDB.scalar("SELECT count(*) FROM health_store.samples", as: Int.self) ?? 0
     let routes = try importDB.scalar("SELECT count(*) FROM health_store.workout_routes", as: Int.self) ?? 0
     say(String(format: "import-apple-health: %d samples in %.1f s, peak RSS %.0f MiB; %@", held, imported.seconds, imported.rssMiB,
@@ -155,7 +144,7 @@ func runAppleExportBenchmark(_ arguments: [String], durability: ClusterDurabilit
     if let healthkitToSQLite {
         let output = folder + "/healthkit.db"
         try? FileManager.default.removeItem(atPath: output)
-        let run = try timed(healthkitToSQLite, [archive, output])
+        let run = try timedRun(healthkitToSQLite, [archive, output])
         let size = ((try? FileManager.default.attributesOfItem(atPath: output)[.size]) as? NSNumber)?.intValue ?? 0
         other = String(format: "| healthkit-to-sqlite of the same export.zip (a SQLite file of %d MB) | %.1f s | %d records/s | %.0f MiB |",
                        size / 1_000_000, run.seconds, Int(Double(held) / run.seconds), run.rssMiB)

@@ -1,8 +1,10 @@
 import Backlog
+import Civil
 import DemoData
 import Foundation
 import Harness
 import HealthPayload
+import Pipeline
 import Postgres
 import Warehouse
 

@@ -1,6 +1,7 @@
 import DemoData
 import Foundation
 import Harness
+import Hashing
 import HealthPayload
 import Postgres
 import Warehouse

@@ -71,3 +71,16 @@ func loadAverage() -> String {
     guard getloadavg(&loads, 3) == 3 else { return "?" }
     return String(format: "%.2f, %.2f, %.2f", loads[0], loads[1], loads[2])
 }
+
+/// Runs a program under GNU time (`/usr/bin/time -v`): wall seconds, peak RSS in MiB, its
+/// exit status and output. A status other than 0 or 1 is an error.
+func timedRun(_ program: String, _ arguments: [String]) throws -> (seconds: Double, rssMiB: Double, status: Int32, stdout: String, stderr: String) {
+    let out = try CLIProcess.runProgram("/usr/bin/time", ["-v", program] + arguments)
+    guard out.status == 0 || out.status == 1 else { throw BenchmarkError.usage("\(program) failed (\(out.status)): \(out.stderr.suffix(2000))") }
+    func field(_ name: String) -> String? {
+        out.stderr.split(separator: "\n").first { $0.contains(name) }.map { String($0.split(separator: ": ").last ?? "") }
+    }
+    let rss = (Double(field("Maximum resident set size") ?? "0") ?? 0) / 1024
+    let parts = (field("Elapsed (wall clock) time") ?? "0").split(separator: ":").compactMap { Double($0) }
+    return (parts.reduce(0) { $0 * 60 + $1 }, rss, out.status, out.stdout, out.stderr)
+}

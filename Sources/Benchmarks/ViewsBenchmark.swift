@@ -1,3 +1,4 @@
+import Civil
 import DemoData
 import Dispatch
 import Foundation

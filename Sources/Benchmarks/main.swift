@@ -5,7 +5,7 @@ import Harness
 // baseline measured in the same run. Run in release mode:
 //   swift run -c release health-warehouse-bench receiver
 let usage = """
-    usage: health-warehouse-bench receiver|views|ingest|stridee|apple-export|ui|memory [options] [--durability default|fast]
+    usage: health-warehouse-bench receiver|views|ingest|stridee|apple-export|export-limits|ui|memory [options] [--durability default|fast]
       receiver  1000-sample batches over HTTP through serve vs a bare one-statement upsert of the same
                 bodies, the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients;
                 then six-hour Stridee rides and 2,000-item wellness batches over HTTP vs StrideeStore
@@ -13,6 +13,8 @@ let usage = """
       ingest    a generated backlog through `ingest` vs COPY of the same rows
       stridee   decoding Stridee workout and wellness bodies vs JSONSerialization of the same bytes
       apple-export  import-apple-health of a generated export.zip vs ingest of the same samples as JSON
+      export-limits the second audit's hostile exports (a huge attribute, comment, GPX <ele>; a route
+                named 100 ways): seconds and peak RSS of import-apple-health, beside --baseline PATH
       ui        the page (GET /ui/days/365) at ~10M samples: serve's time, weight, first render in headless Chromium
       memory    six 30 MiB workouts at once from one token: serve's resident memory before, at its peak, once settled
       --durability  default: PostgreSQL's own settings (fsync on), what a user runs; fast: fsync off
@@ -31,6 +33,7 @@ do {
     case "ingest": try runIngestBenchmark(arguments, durability: durability)
     case "stridee": try runStrideeBenchmark(arguments, durability: durability)
     case "apple-export": try runAppleExportBenchmark(arguments, durability: durability)
+    case "export-limits": try runExportLimitsBenchmark(arguments, durability: durability)
     case "ui": try runUIBenchmark(arguments, durability: durability)
     case "memory": try runMemoryBenchmark(arguments, durability: durability)
     default:

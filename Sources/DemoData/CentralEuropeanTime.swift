@@ -1,3 +1,4 @@
+import Civil
 /// Europe/Berlin's UTC offset by the EU rule: +01:00, and +02:00 from 01:00 UTC on the last
 /// Sunday of March to 01:00 UTC on the last Sunday of October (the rule since 1996).
 ///
@@ -6,7 +7,7 @@
 public enum CentralEuropeanTime {
     /// The offset in minutes (60 or 120) at an instant.
     public static func offsetMinutes(atMilliseconds ms: Int64) -> Int {
-        let day = CivilDate(daysSinceEpoch: Int(floorDiv(ms, 86_400_000)))
+        let day = CivilDate(daysSinceEpoch: Int(CivilDate.floorDivide(ms, 86_400_000)))
         let year = day.components.year
         let start = Int64(lastSunday(year: year, month: 3).daysSinceEpoch) * 86_400_000 + 3_600_000
         let end = Int64(lastSunday(year: year, month: 10).daysSinceEpoch) * 86_400_000 + 3_600_000
@@ -25,7 +26,7 @@ public enum CentralEuropeanTime {
     /// The local calendar date of an instant.
     public static func localDate(atMilliseconds ms: Int64) -> CivilDate {
         let local = ms + Int64(offsetMinutes(atMilliseconds: ms)) * 60_000
-        return CivilDate(daysSinceEpoch: Int(floorDiv(local, 86_400_000)))
+        return CivilDate(daysSinceEpoch: Int(CivilDate.floorDivide(local, 86_400_000)))
     }
 
     static func lastSunday(year: Int, month: Int) -> CivilDate {
@@ -34,11 +35,6 @@ public enum CentralEuropeanTime {
     }
 }
 
-/// Division rounding toward negative infinity.
-func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-    let q = a / b
-    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-}
 
 /// The reference's timestamp shape: `2026-08-21T10:25:30.000+02:00`, three fractional digits and
 /// the written offset.
@@ -46,13 +42,13 @@ public enum DemoTimestamp {
     /// `ms` since the epoch written in the local time of `offsetMinutes`.
     public static func text(_ ms: Int64, offsetMinutes: Int) -> String {
         let local = ms + Int64(offsetMinutes) * 60_000
-        let days = floorDiv(local, 86_400_000)
+        let days = CivilDate.floorDivide(local, 86_400_000)
         let inDay = Int(local - days * 86_400_000)
         let (y, m, d) = CivilDate(daysSinceEpoch: Int(days)).components
         let h = inDay / 3_600_000, mi = inDay / 60_000 % 60, s = inDay / 1000 % 60, f = inDay % 1000
         let sign = offsetMinutes < 0 ? "-" : "+"
         let o = abs(offsetMinutes)
-        return pad(y, 4) + "-" + pad(m, 2) + "-" + pad(d, 2) + "T" + pad(h, 2) + ":" + pad(mi, 2) + ":" + pad(s, 2)
-            + "." + pad(f, 3) + (offsetMinutes == 0 ? "Z" : sign + pad(o / 60, 2) + ":" + pad(o % 60, 2))
+        return CivilDate.digits(y, 4) + "-" + CivilDate.digits(m, 2) + "-" + CivilDate.digits(d, 2) + "T" + CivilDate.digits(h, 2) + ":" + CivilDate.digits(mi, 2) + ":" + CivilDate.digits(s, 2)
+            + "." + CivilDate.digits(f, 3) + (offsetMinutes == 0 ? "Z" : sign + CivilDate.digits(o / 60, 2) + ":" + CivilDate.digits(o % 60, 2))
     }
 }

@@ -1,3 +1,4 @@
+import Civil
 import Foundation
 
 /// The simulated person of `DemoGenerator` as the Health app's own export would hold them:
@@ -93,9 +94,9 @@ public enum DemoAppleExport {
     static func route(of s: DemoSample, watch: String) -> Route? {
         guard s.type == .workout, s.source == watch, let d = s.distanceMeters.flatMap(Double.init), d > 0 else { return nil }
         let local = s.start + Int64(CentralEuropeanTime.offsetMinutes(atMilliseconds: s.start)) * 60_000
-        let inDay = Int(local - floorDiv(local, 86_400_000) * 86_400_000) / 60_000
+        let inDay = Int(local - CivilDate.floorDivide(local, 86_400_000) * 86_400_000) / 60_000
         let hour = inDay / 60 % 12 == 0 ? 12 : inDay / 60 % 12
-        let name = "route_\(CentralEuropeanTime.localDate(atMilliseconds: s.start))_\(hour).\(pad(inDay % 60, 2))\(inDay >= 720 ? "pm" : "am").gpx"
+        let name = "route_\(CentralEuropeanTime.localDate(atMilliseconds: s.start))_\(hour).\(CivilDate.digits(inDay % 60, 2))\(inDay >= 720 ? "pm" : "am").gpx"
         return Route(path: "workout-routes/" + name, start: s.start, end: s.end, distance: d, seed: UInt64(truncatingIfNeeded: s.start))
     }
 
@@ -136,15 +137,15 @@ public enum DemoAppleExport {
 
     /// `2019-06-11T22:00:42Z`
     static func utc(_ ms: Int64) -> String {
-        let text = DemoTimestamp.text(floorDiv(ms, 1000) * 1000, offsetMinutes: 0)
+        let text = DemoTimestamp.text(CivilDate.floorDivide(ms, 1000) * 1000, offsetMinutes: 0)
         return String(text.prefix(19)) + "Z"
     }
 
     /// `2019-06-11 15:00:42 +0200`: how the export writes a time, to the second, in the zone's offset of that date.
     static func exportTime(_ ms: Int64) -> String {
         let offset = CentralEuropeanTime.offsetMinutes(atMilliseconds: ms)
-        let text = DemoTimestamp.text(floorDiv(ms, 1000) * 1000, offsetMinutes: offset)
-        return text.prefix(10) + " " + text.dropFirst(11).prefix(8) + " +" + pad(offset / 60, 2) + pad(offset % 60, 2)
+        let text = DemoTimestamp.text(CivilDate.floorDivide(ms, 1000) * 1000, offsetMinutes: offset)
+        return text.prefix(10) + " " + text.dropFirst(11).prefix(8) + " +" + CivilDate.digits(offset / 60, 2) + CivilDate.digits(offset % 60, 2)
     }
 
     /// Text as an XML attribute value.
@@ -323,10 +324,10 @@ public final class AppleExportDocument {
             for beat in 0..<4 {
                 let t = s.start + Int64(beat) * 870 + 120
                 let local = t + Int64(CentralEuropeanTime.offsetMinutes(atMilliseconds: t)) * 60_000
-                let inDay = Int(local - floorDiv(local, 86_400_000) * 86_400_000)
+                let inDay = Int(local - CivilDate.floorDivide(local, 86_400_000) * 86_400_000)
                 let hour = inDay / 3_600_000
-                out += "   <InstantaneousBeatsPerMinute bpm=\"\(62 + beat)\" time=\"\(hour % 12 == 0 ? 12 : hour % 12):\(pad(inDay / 60_000 % 60, 2)):"
-                    + "\(pad(inDay / 1000 % 60, 2)).\(pad(inDay % 1000 / 10, 2)) \(hour >= 12 ? "PM" : "AM")\"/>\n"
+                out += "   <InstantaneousBeatsPerMinute bpm=\"\(62 + beat)\" time=\"\(hour % 12 == 0 ? 12 : hour % 12):\(CivilDate.digits(inDay / 60_000 % 60, 2)):"
+                    + "\(CivilDate.digits(inDay / 1000 % 60, 2)).\(CivilDate.digits(inDay % 1000 / 10, 2)) \(hour >= 12 ? "PM" : "AM")\"/>\n"
             }
             out += "  </HeartRateVariabilityMetadataList>\n </Record>\n"
         default:

@@ -1,3 +1,4 @@
+import Civil
 /// Coalesces some of the simulated history the way Apple Health does: on a chosen day, the
 /// phone's fine step and distance samples are resent later as a few combined samples, each
 /// with a new uuid and the sum of the samples it covers (the reference, "Delivery
@@ -94,7 +95,7 @@ enum DecimalSum {
             fraction /= 10
             digits -= 1
         }
-        return sign + String(magnitude / scale) + "." + pad(Int(fraction), digits)
+        return sign + String(magnitude / scale) + "." + CivilDate.digits(Int(fraction), digits)
     }
 
     private static func pow10(_ n: Int) -> Int {

@@ -1,3 +1,4 @@
+import Civil
 import HealthPayload
 
 /// Realistic healthd version 1 bodies for demos, tests and benchmarks, deterministic by seed.
@@ -124,7 +125,7 @@ public struct DemoGenerator: Sendable {
                 let bytes = options.format == .json ? DemoEncoder.json(envelope, chunk) : DemoEncoder.csv(envelope, chunk)
                 let counter = (counters[date] ?? 0) + 1
                 counters[date] = counter
-                let body = Body(fileName: "\(date)-\(pad(counter, 4)).\(options.format.rawValue)", bytes: bytes,
+                let body = Body(fileName: "\(date)-\(CivilDate.digits(counter, 4)).\(options.format.rawValue)", bytes: bytes,
                                 sampleCount: chunk.count, exportId: exportId, batchSequence: index + 1,
                                 isFinalBatch: index == chunks.count - 1, basis: basis)
                 summary.bodies += 1

@@ -1,3 +1,4 @@
+import Civil
 import Hashing
 
 /// One Apple Health sample, before it is written in a body: what the simulator generates, and
@@ -159,6 +160,6 @@ public enum DemoNumber {
         }
         let sign = value < 0 && scaled != 0 ? "-" : ""
         if fraction == 0 { return sign + String(whole) }
-        return sign + String(whole) + "." + pad(Int(fraction), digits)
+        return sign + String(whole) + "." + CivilDate.digits(Int(fraction), digits)
     }
 }

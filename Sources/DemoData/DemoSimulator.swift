@@ -1,3 +1,4 @@
+import Civil
 /// Simulates one person's Apple Health day by day: an iPhone and an Apple Watch writing
 /// overlapping activity, the watch's heart readings (dense during workouts), nightly sleep
 /// stages, a weekly weigh-in, about four workouts a week and some vitals.

@@ -1,3 +1,4 @@
+import Civil
 import Foundation
 
 /// Generated Stridee bodies (`healthkit.v1`, `healthkit.wellness.v1`) for tests and benchmarks:
@@ -147,19 +148,9 @@ public enum StrideeBodies {
 
     /// `YYYY-MM-DDTHH:MM:SS` of seconds since the epoch, in UTC.
     private static func civil(_ seconds: Int64) -> String {
-        let days = Int(seconds / 86_400)
-        let secondOfDay = Int(seconds % 86_400)
-        // Howard Hinnant's civil_from_days.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
+        let date = CivilDate(daysSinceEpoch: Int(CivilDate.floorDivide(seconds, 86_400)))
+        let secondOfDay = Int(seconds - Int64(date.daysSinceEpoch) * 86_400)
+        return "\(date)T" + CivilDate.digits(secondOfDay / 3600, 2) + ":" + CivilDate.digits(secondOfDay / 60 % 60, 2) + ":"
+            + CivilDate.digits(secondOfDay % 60, 2)
     }
 }

@@ -1,3 +1,4 @@
+import Civil
 import Foundation
 import HealthPayload
 

@@ -1,3 +1,4 @@
+import Civil
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -109,7 +110,7 @@ public enum Plausibility {
     /// The first instant after the day after tomorrow (UTC) of `nowMilliseconds`: every later
     /// one is implausible.
     public static func latestMilliseconds(now nowMilliseconds: Int64) -> Int64 {
-        (ISO8601Timestamp.floorDivide(nowMilliseconds, 86_400_000) + 3) * 86_400_000
+        (CivilDate.floorDivide(nowMilliseconds, 86_400_000) + 3) * 86_400_000
     }
 
     /// The wall clock, in milliseconds since 1970-01-01T00:00:00Z.
@@ -129,13 +130,12 @@ public enum Plausibility {
 
     /// `instantReason` of microseconds since the epoch.
     public static func instantReason(microseconds: Int64, latest: Int64) -> String? {
-        instantReason(milliseconds: ISO8601Timestamp.floorDivide(microseconds, 1000), latest: latest)
+        instantReason(milliseconds: CivilDate.floorDivide(microseconds, 1000), latest: latest)
     }
 
     /// `YYYY-MM-DD` of an instant in UTC.
     static func dayText(_ milliseconds: Int64) -> String {
-        let (year, month, day) = ISO8601Timestamp.civilDate(fromDays: Int(ISO8601Timestamp.floorDivide(milliseconds, 86_400_000)))
-        return ISO8601Timestamp.dateText(year: year, month: month, day: day)
+        CivilDate(daysSinceEpoch: Int(CivilDate.floorDivide(milliseconds, 86_400_000))).description
     }
 
     private static func number(_ value: Double) -> String {

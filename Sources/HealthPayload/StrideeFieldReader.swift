@@ -97,15 +97,15 @@ struct StrideeFieldReader {
         return value
     }
 
-    /// A timestamp string (`ISO8601Timestamp`'s shapes).
-    func timestamp(_ n: JSONNode, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> ISO8601Timestamp {
-        let parsed: ISO8601Timestamp?
+    /// A timestamp string (`Timestamp`'s shapes).
+    func timestamp(_ n: JSONNode, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> Timestamp {
+        let parsed: Timestamp?
         if n.kind != .string {
             parsed = nil
         } else if n.stringFlags.contains(.escaped) {
-            parsed = ISO8601Timestamp(JSONParser.decodeString(b, n))
+            parsed = Timestamp(iso8601: JSONParser.decodeString(b, n))
         } else {
-            parsed = ISO8601Timestamp(utf8: UnsafeBufferPointer(rebasing: b[n.contentRange]))
+            parsed = Timestamp(iso8601UTF8: UnsafeBufferPointer(rebasing: b[n.contentRange]))
         }
         guard let parsed else { throw StrideePayloadError(path: path(), "not an ISO 8601 timestamp") }
         if let reason = Plausibility.instantReason(microseconds: parsed.microsecondsSinceEpoch, latest: latest) {
@@ -115,7 +115,7 @@ struct StrideeFieldReader {
     }
 
     /// Like `timestamp`, with `null` read as absent.
-    func optionalTimestamp(_ n: JSONNode?, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> ISO8601Timestamp? {
+    func optionalTimestamp(_ n: JSONNode?, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> Timestamp? {
         guard let n, n.kind != .null else { return nil }
         return try timestamp(n, path())
     }

@@ -1,3 +1,4 @@
+import Civil
 /// Decodes one `healthkit.wellness.v1` body (seed "`healthkit.wellness.v1` — a batch of
 /// summaries", CONTRACT §4 "Wellness"): every item checked, one bad item refuses the body.
 ///
@@ -246,24 +247,9 @@ struct StrideeWellnessDecoder {
     /// A `YYYY-MM-DD` string naming a real date (years 0001–9999).
     private func date(_ n: JSONNode, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> String {
         let text = n.kind == .string ? JSONParser.decodeString(b, n) : ""
-        let digits = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for k in range {
-                let d = digits[k] &- UInt8(ascii: "0")
-                guard d < 10 else { return nil }
-                value = value * 10 + Int(d)
-            }
-            return value
-        }
-        guard digits.count == 10, digits[4] == UInt8(ascii: "-"), digits[7] == UInt8(ascii: "-"),
-              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10)
-        else { throw StrideePayloadError(path: path(), "not a date like 2026-10-01") }
-        guard year >= 1, (1...12).contains(month), day >= 1, day <= Timestamp.daysInMonth(year: year, month: month) else {
-            throw StrideePayloadError(path: path(), "\(text) is not a real date")
-        }
-        let midnight = Int64(Timestamp.daysFromCivil(year: year, month: month, day: day)) * 86_400_000
-        if let reason = Plausibility.instantReason(milliseconds: midnight, latest: reader.latest) {
+        guard let (year, month, day) = CivilDate.parts(text) else { throw StrideePayloadError(path: path(), "not a date like 2026-10-01") }
+        guard let date = CivilDate(year: year, month: month, day: day) else { throw StrideePayloadError(path: path(), "\(text) is not a real date") }
+        if let reason = Plausibility.instantReason(milliseconds: Int64(date.daysSinceEpoch) * 86_400_000, latest: reader.latest) {
             throw StrideePayloadError(path: path(), "\(text) \(reason)")
         }
         return text

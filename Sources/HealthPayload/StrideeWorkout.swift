@@ -9,9 +9,9 @@ public struct StrideeWorkout: Sendable, Equatable {
     /// The discipline.
     public var serverType: StrideeServerType
     /// When the workout started, with the offset written in the body.
-    public var startDate: ISO8601Timestamp
+    public var startDate: Timestamp
     /// When it ended; never before `startDate`.
-    public var endDate: ISO8601Timestamp
+    public var endDate: Timestamp
     /// Seconds, paused time excluded; ≥ 0.
     public var duration: Double
     /// The app that wrote the workout into HealthKit.
@@ -63,8 +63,8 @@ public struct StrideeWorkout: Sendable, Equatable {
 
     /// Creates a workout from its parts.
     public init(
-        uuid: String, activityType: Int32, serverType: StrideeServerType, startDate: ISO8601Timestamp,
-        endDate: ISO8601Timestamp, duration: Double, sourceName: String? = nil, sourceBundleId: String? = nil,
+        uuid: String, activityType: Int32, serverType: StrideeServerType, startDate: Timestamp,
+        endDate: Timestamp, duration: Double, sourceName: String? = nil, sourceBundleId: String? = nil,
         deviceName: String? = nil, totalDistanceMeters: Double? = nil, totalEnergyKcal: Double? = nil,
         heartRate: WorkoutStream = .init(), runningPower: WorkoutStream = .init(), cyclingPower: WorkoutStream = .init(),
         cyclingCadence: WorkoutStream = .init(), route: WorkoutRoute = .init(), headerJSON: String

@@ -44,8 +44,8 @@ struct StrideeWorkoutDecoder {
         var uuid: String?
         var activityType: Int32?
         var serverType: StrideeServerType?
-        var startDate: ISO8601Timestamp?
-        var endDate: ISO8601Timestamp?
+        var startDate: Timestamp?
+        var endDate: Timestamp?
         var duration: Double?
         var sourceName: String?
         var sourceBundleId: String?

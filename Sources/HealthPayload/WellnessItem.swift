@@ -9,9 +9,9 @@ public struct WellnessItem: Sendable, Equatable {
     /// The user's local day, `YYYY-MM-DD`, a real date.
     public var calendarDate: String
     /// `startTime`, with the offset written.
-    public var start: ISO8601Timestamp
+    public var start: Timestamp
     /// `endTime`, never before `start`, when sent.
-    public var end: ISO8601Timestamp?
+    public var end: Timestamp?
     /// The user's UTC offset that day in seconds (|x| ≤ 18 h), when sent.
     public var tzOffsetSeconds: Int32?
     /// `false` while the value can still change; absent (or `null`) is `true`.
@@ -22,7 +22,7 @@ public struct WellnessItem: Sendable, Equatable {
     public var json: String
 
     /// Creates an item from its parts.
-    public init(kind: WellnessKind, calendarDate: String, start: ISO8601Timestamp, end: ISO8601Timestamp? = nil,
+    public init(kind: WellnessKind, calendarDate: String, start: Timestamp, end: Timestamp? = nil,
                 tzOffsetSeconds: Int32? = nil, isFinal: Bool = true, id: String? = nil, json: String) {
         self.kind = kind
         self.calendarDate = calendarDate

@@ -29,6 +29,18 @@ public struct WorkoutRoute: Sendable, Equatable {
     /// True for a workout without a route.
     public var isEmpty: Bool { times.isEmpty }
 
+    /// Adds `other`'s points after these (call `sortByTime` when done).
+    public mutating func append(_ other: WorkoutRoute) {
+        times += other.times
+        latitudes += other.latitudes
+        longitudes += other.longitudes
+        altitudes += other.altitudes
+        speeds += other.speeds
+        courses += other.courses
+        horizontalAccuracies += other.horizontalAccuracies
+        verticalAccuracies += other.verticalAccuracies
+    }
+
     /// Makes room for `count` points in every column.
     mutating func reserveCapacity(_ count: Int) {
         times.reserveCapacity(count)

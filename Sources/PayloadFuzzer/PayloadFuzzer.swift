@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import HealthPayload
 
 /// Runs one input through the four decoders and stops the process if any promise is broken:
@@ -110,17 +111,6 @@ func checkStrideeError(_ error: StrideePayloadError, _ decoder: String) {
     if !text.hasPrefix(error.path) { fatalError("\(decoder): description does not start with its path") }
 }
 
-/// No NUL in any string or key and every number finite, recursively.
-func isPostgresSafe(_ value: Any) -> Bool {
-    switch value {
-    case let string as String: return !string.unicodeScalars.contains("\0")
-    case let number as NSNumber: return number.doubleValue.isFinite
-    case let array as [Any]: return array.allSatisfy(isPostgresSafe)
-    case let object as [String: Any]: return object.allSatisfy { !$0.key.unicodeScalars.contains("\0") && isPostgresSafe($0.value) }
-    default: return true
-    }
-}
-
 #if FUZZING
 /// libFuzzer's callback: one input.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -130,50 +120,24 @@ public func payloadFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int
     return 0
 }
 
-/// libFuzzer's driver (compiler-rt `FuzzerDriver.cpp`), linked by `-sanitize=fuzzer`.
-@_extern(c, "LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
-
-// SwiftPM links a Linux executable with `--defsym main=<Module>_main` (so tests can link it), which
-// keeps libFuzzer's own `main` out; this entry point hands the command line to libFuzzer's driver instead.
+// SwiftPM links a Linux executable with `--defsym main=<Module>_main`: this entry point hands
+// the command line to libFuzzer's driver (FuzzSupport).
 @_cdecl("PayloadFuzzer_main")
 func payloadFuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, payloadFuzzerTestOneInput)
+    runLibFuzzer(argc, argv, payloadFuzzerTestOneInput)
 }
 #else
 /// Without `-DFUZZING`: replays files (e.g. a crash artifact or a corpus folder) through the same checks.
 @main
 struct PayloadFuzzer {
     static func main() throws {
-        let paths = CommandLine.arguments.dropFirst()
-        guard !paths.isEmpty else {
-            FileHandle.standardError.write(Data("usage: PayloadFuzzer FILE_OR_FOLDER...  (build with scripts/fuzz-payload.sh to fuzz)\n".utf8))
-            exit(64)
-        }
-        var count = 0
         var workouts = 0
         var wellnessBodies = 0
-        for path in paths {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-                FileHandle.standardError.write(Data("no such file: \(path)\n".utf8))
-                exit(1)
-            }
-            let files = isFolder.boolValue
-                ? try FileManager.default.contentsOfDirectory(atPath: path).sorted().map { path + "/" + $0 }
-                : [path]
-            for file in files {
-                let accepted = checkOneInput(Array(try Data(contentsOf: URL(fileURLWithPath: file))))
-                count += 1
-                if accepted.workout { workouts += 1 }
-                if accepted.wellness { wellnessBodies += 1 }
-            }
+        let count = try replayFiles(CommandLine.arguments.dropFirst(),
+                                    usage: "usage: PayloadFuzzer FILE_OR_FOLDER...  (build with scripts/fuzz-payload.sh to fuzz)") { bytes in
+            let accepted = checkOneInput(bytes)
+            if accepted.workout { workouts += 1 }
+            if accepted.wellness { wellnessBodies += 1 }
         }
         print("checked \(count) inputs: all invariants hold (\(workouts) accepted as healthkit.v1, \(wellnessBodies) as healthkit.wellness.v1)")
     }

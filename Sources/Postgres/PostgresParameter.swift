@@ -1,3 +1,4 @@
+import Civil
 import Foundation
 
 /// One `$n` parameter as libpq takes it: bytes, their format and, for binary, the type OID.
@@ -95,11 +96,11 @@ public enum PostgresTimestamp {
         guard let whole = Int64(exactly: micros) else {
             return micros < 0 ? "-infinity" : "infinity"
         }
-        var seconds = PostgresTimestamp.floorDiv(whole, 1_000_000)
+        var seconds = CivilDate.floorDivide(whole, 1_000_000)
         var fraction = whole - seconds * 1_000_000
         if fraction < 0 { fraction += 1_000_000; seconds -= 1 }
-        let (y, m, d) = civilDate(fromDays: Int(floorDiv(seconds, 86_400)))
-        let secOfDay = Int(seconds - floorDiv(seconds, 86_400) * 86_400)
+        let (y, m, d) = CivilDate.civil(fromDays: Int(CivilDate.floorDivide(seconds, 86_400)))
+        let secOfDay = Int(seconds - CivilDate.floorDivide(seconds, 86_400) * 86_400)
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         var frac = String(fraction)
         frac = String(repeating: "0", count: max(0, 6 - frac.count)) + frac
@@ -152,34 +153,8 @@ public enum PostgresTimestamp {
             i += 1
         }
         guard i == b.count else { return nil }
-        let days = daysFromCivil(y, mo, d)
+        let days = CivilDate.daysFromCivil(year: y, month: mo, day: d)
         let secs = Double(days * 86_400 + h * 3600 + mi * 60 + s - offset) + fraction
         return Date(timeIntervalSince1970: secs)
-    }
-
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
-
-    /// Days since 1970-01-01 for a proleptic Gregorian date (Howard Hinnant's algorithm).
-    public static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01.
-    public static func civilDate(fromDays z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let y = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp + (mp < 10 ? 3 : -9)
-        return (m <= 2 ? y + 1 : y, m, d)
     }
 }

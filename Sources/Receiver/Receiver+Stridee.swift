@@ -1,3 +1,4 @@
+import Hashing
 import HealthPayload
 import HTTPServer
 import Postgres

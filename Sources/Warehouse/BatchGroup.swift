@@ -26,8 +26,6 @@ public final class BatchGroup {
     let started = DispatchTime.now().uptimeNanoseconds
     /// Samples stored in the group so far (as the steps reported them).
     public private(set) var samples = 0
-    /// Steps that succeeded in the group so far.
-    public private(set) var steps = 0
 
     /// Opens a group's transaction for `person`'s batches on `connection`.
     public init(person: String, on connection: PostgresConnection) throws {
@@ -49,7 +47,6 @@ public final class BatchGroup {
     public func step<T>(samples: Int = 0, _ body: (PostgresConnection) throws -> T) throws -> T {
         let value = try connection.withSavepoint(body)
         self.samples += samples
-        steps += 1
         return value
     }
 
@@ -78,14 +75,11 @@ public final class PooledBatchGroups {
     let person: String
     private var open: (group: BatchGroup, connection: PostgresConnection)?
 
-    /// Groups of `person`'s batches on connections of `pool`.
+    /// Groups of `person`'s batches on connections of `pool`, one at a time.
     public init(pool: PostgresPool, person: String) {
         self.pool = pool
         self.person = person
     }
-
-    /// True while a group is open (steps stored and not yet committed or dropped).
-    public var isOpen: Bool { open != nil }
 
     /// Runs one step in the open group, opening one first if none is.
     @discardableResult

@@ -57,9 +57,15 @@ public struct StoreCounts: Sendable, Equatable {
         self.matched = matched
     }
 
-    static func + (a: StoreCounts, b: StoreCounts) -> StoreCounts {
+    /// The sum of two counts, field by field.
+    public static func + (a: StoreCounts, b: StoreCounts) -> StoreCounts {
         StoreCounts(samples: a.samples + b.samples, inserted: a.inserted + b.inserted, duplicates: a.duplicates + b.duplicates,
                     replaced: a.replaced + b.replaced, quarantined: a.quarantined + b.quarantined, matched: a.matched + b.matched)
+    }
+
+    /// Adds `b` to `a`, field by field.
+    public static func += (a: inout StoreCounts, b: StoreCounts) {
+        a = a + b
     }
 
     /// `{"samples": n, "inserted": i, "duplicates": d, "replaced": r, "quarantined": q}`
@@ -68,14 +74,19 @@ public struct StoreCounts: Sendable, Equatable {
     }
 }
 
-/// Stores decoded batches: the one write path shared by the receiver and `ingest`.
+/// Stores decoded batches: the one write path of samples, shared by the receiver, `ingest` and
+/// `import-apple-health`.
 ///
-/// Everything happens in PostgreSQL's `health_store.store_batch`, one call per batch inside
-/// one transaction: the samples are upserted on (person, uuid) in one statement, the
-/// delivery and quarantine rows written and the rollups of the touched days refreshed.
+/// Everything happens in PostgreSQL's `health_store.store_batch`, one call per batch: the
+/// samples are upserted on (person, uuid) in one statement, the delivery and quarantine rows
+/// written and the rollups of the touched days refreshed. The receiver stores a body's batches
+/// in a transaction of their own (`store(_:person:origin:bodySHA256:)`); the pipeline stores
+/// several batches per transaction, each in a savepoint (`BatchGroup`), and the rollups are
+/// then refreshed once, just before its commit.
 public struct BatchStore: Sendable {
     let pool: PostgresPool
 
+    /// A store writing through `pool`.
     public init(pool: PostgresPool) {
         self.pool = pool
     }

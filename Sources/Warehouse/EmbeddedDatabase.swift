@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Hashing
 import Postgres
 
 /// The PostgreSQL cluster a command runs when given no database URL: in a folder of its own

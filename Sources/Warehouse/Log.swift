@@ -40,8 +40,8 @@ public enum Log {
         return needsQuotes || body.isEmpty ? "\"" + body + "\"" : body
     }
 
-    /// `text` with backslashes, quotes and control characters (C0, DEL, C1, and the
-    /// Unicode line and paragraph separators) escaped; and whether it needs quotes.
+    /// `text` with backslashes, quotes and control characters (`controlEscape`) escaped; and
+    /// whether it needs quotes.
     static func escaped(_ text: String) -> (text: String, needsQuotes: Bool) {
         var out = ""
         out.reserveCapacity(text.utf8.count)
@@ -50,14 +50,10 @@ public enum Log {
             switch scalar {
             case "\\": out += "\\\\"
             case "\"": out += "\\\""; needsQuotes = true
-            case "\n": out += "\\n"; needsQuotes = true
-            case "\r": out += "\\r"; needsQuotes = true
-            case "\t": out += "\\t"; needsQuotes = true
             case " ", "=": out.unicodeScalars.append(scalar); needsQuotes = true
             default:
-                let value = scalar.value
-                if value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 {
-                    out += "\\u{" + String(value, radix: 16) + "}"
+                if let escape = controlEscape(scalar) {
+                    out += escape
                     needsQuotes = true
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -65,6 +61,33 @@ public enum Log {
             }
         }
         return (out, needsQuotes)
+    }
+
+    /// `text` with its control characters escaped as a log field's are (`\n`, `\r`, `\t`,
+    /// `\u{…}`), and nothing else changed: for the command line's messages, which quote paths,
+    /// file contents and arguments, so that none of them can start a line of its own.
+    public static func escapingControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { controlEscape($0) != nil }) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 8)
+        for scalar in text.unicodeScalars {
+            if let escape = controlEscape(scalar) { out += escape } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    /// The escape of a control character — C0, DEL, C1, and the Unicode line and paragraph
+    /// separators — or nil for any other character.
+    static func controlEscape(_ scalar: Unicode.Scalar) -> String? {
+        switch scalar {
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        default:
+            let value = scalar.value
+            guard value < 0x20 || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029 else { return nil }
+            return "\\u{" + String(value, radix: 16) + "}"
+        }
     }
 
     static func timestamp() -> String {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Hashing
 import Postgres
 
 /// One SQL file compiled into the binary: a versioned migration (`migrations/NNNN_name.sql`,

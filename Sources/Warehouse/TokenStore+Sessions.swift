@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Postgres
 
 /// What the page's sign-in learns of a token, and the cheap check its sessions make on

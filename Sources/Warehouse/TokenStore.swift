@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Postgres
 
 /// Receiver credentials: minted here, shown once, stored only as their SHA-256.

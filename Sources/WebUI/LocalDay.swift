@@ -1,4 +1,4 @@
-import Postgres
+import Civil
 
 /// A person's local date (`2026-08-21`), as the views' `day` columns hold it; counted in
 /// days since 1970-01-01 so a period can be walked day by day.
@@ -17,12 +17,12 @@ struct LocalDay: Hashable, Comparable, Sendable {
               let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m), (1...31).contains(d) else {
             return nil
         }
-        ordinal = PostgresTimestamp.daysFromCivil(y, m, d)
+        ordinal = CivilDate.daysFromCivil(year: y, month: m, day: d)
     }
 
     /// `YYYY-MM-DD`.
     var text: String {
-        let (y, m, d) = PostgresTimestamp.civilDate(fromDays: ordinal)
+        let (y, m, d) = CivilDate.civil(fromDays: ordinal)
         return "\(y)-" + (m < 10 ? "0" : "") + "\(m)-" + (d < 10 ? "0" : "") + "\(d)"
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Warehouse
 
 /// One `health-warehouse` command: parsed completely before it does anything, so a bad
 /// command line never touches the database.
@@ -22,8 +23,16 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// Writes a line to stderr (messages for people; results go to stdout).
-func printError(_ text: String) {
+/// Writes lines to stderr (messages for people; results go to stdout). Each argument is one
+/// line: its control characters, line breaks above all, are escaped as `serve`'s log escapes
+/// them (`Log.escapingControls`), so nothing a message quotes — a path, a file's or an
+/// export's content, an argument — can start a line of its own (a forged `error: …`).
+func printError(_ lines: String...) {
+    FileHandle.standardError.write(Data(lines.map { Log.escapingControls($0) + "\n" }.joined().utf8))
+}
+
+/// Writes our own text of several lines (the usage) to stderr as it is.
+func printUsage(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 

@@ -45,7 +45,7 @@ enum HealthWarehouse {
 
     static func run(_ arguments: [String], parseOnly: Bool) -> Int32 {
         guard let name = arguments.first else {
-            printError(help)
+            printUsage(help)
             return 64
         }
         if name == "--help" || name == "-h" || name == "help" {
@@ -76,20 +76,21 @@ enum HealthWarehouse {
     static func fail(_ error: any Error) -> Int32 {
         switch error {
         case let usage as UsageError:
-            printError("error: \(usage.message)\nhint: \(usage.hint)")
+            printError("error: \(usage.message)", "hint: \(usage.hint)")
             return 64
         case let failure as CommandFailure:
-            printError("error: \(failure.message)" + (failure.hint.map { "\nhint: \($0)" } ?? ""))
+            printError("error: \(failure.message)")
+            if let hint = failure.hint { printError("hint: \(hint)") }
         case let postgres as PostgresError:
-            printError("error: \(postgres)\nhint: " + (postgres.isTransient
+            printError("error: \(postgres)", "hint: " + (postgres.isTransient
                 ? "check that PostgreSQL is running and the connection settings (--database-url, DATABASE_URL, PG* variables) are right"
                 : "see the PostgreSQL log for details"))
         case let migration as MigrationError:
-            printError("error: \(migration)\nhint: `health-warehouse migrate --status` lists applied and pending migrations")
+            printError("error: \(migration)", "hint: `health-warehouse migrate --status` lists applied and pending migrations")
         case let cluster as ClusterError:
-            printError("error: \(cluster)\nhint: pass --database-url to use an existing PostgreSQL instead")
+            printError("error: \(cluster)", "hint: pass --database-url to use an existing PostgreSQL instead")
         default:
-            printError("error: \(error)\nhint: run with --help for usage")
+            printError("error: \(error)", "hint: run with --help for usage")
         }
         return 1
     }

@@ -1,5 +1,6 @@
 import AppleExport
 import Foundation
+import Pipeline
 import Postgres
 import Warehouse
 

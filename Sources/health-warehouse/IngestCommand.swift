@@ -1,5 +1,6 @@
 import Backlog
 import Foundation
+import Pipeline
 import Postgres
 import Synchronization
 import Warehouse
@@ -146,13 +147,14 @@ final class ProgressDisplay: Sendable {
         }
     }
 
-    /// Clears the progress line, then prints `text` on a line of its own.
+    /// Clears the progress line, then prints `text` on a line of its own (its control
+    /// characters escaped, as `printError` does).
     func clearThen(_ text: String) {
         state.withLock { state in
             var out = ""
             if enabled && state.drawn { out += "\r\u{1B}[K" }
             state.drawn = false
-            out += text + "\n"
+            out += Log.escapingControls(text) + "\n"
             FileHandle.standardError.write(Data(out.utf8))
         }
     }

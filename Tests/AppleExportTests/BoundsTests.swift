@@ -1,65 +1,111 @@
+@testable import AppleExport
+import DemoData
 import Foundation
+import HealthPayload
 import Testing
-import TestSupport
 
-/// Issue 21.1 and 21.7 for the Health app's export (CONTRACT.md §5): a record with a text over
-/// 1,024 bytes, an implausible value or an implausible date is skipped and named with its
-/// line, the rest imported, exit 1 — where it used to abort the whole import on every re-run.
-@Suite("Export bounds")
-struct ExportBoundsTests {
-    /// An export.xml of `records` (whole elements), one a line from line 4.
-    static func export(_ records: [String]) -> String {
-        """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <HealthData locale="en_DE">
-         <ExportDate value="2024-03-12 09:00:00 +0100"/>
+/// The reader's bounds, without a database: no token libxml2 sees is longer than
+/// `XMLInputFilter.tokenLimit`, what is longer is skipped and named with its line, and a
+/// route file is one file however a workout spells its name.
+@Suite("The export reader's bounds")
+struct BoundsTests {
+    static let limit = XMLInputFilter.tokenLimit
 
-        """ + records.map { " " + $0 }.joined(separator: "\n") + "\n</HealthData>\n"
+    /// A Record whose start tag, from `<` to `>`, is `bytes` long, its `note` padded with `filler`.
+    static func record(startTagBytes bytes: Int, filler: String = "x") -> String {
+        let bare = ReaderTests.record("5", line: 5, extra: " note=\"\"")
+        let pad = bytes - (bare.utf8.count - 1)
+        let unit = filler.utf8.count
+        return ReaderTests.record("5", line: 5, extra: " note=\"" + String(repeating: filler, count: pad / unit) + String(repeating: "x", count: pad % unit) + "\"")
     }
 
-    static func record(type: String = "HKQuantityTypeIdentifierStepCount", source: String = "Phone", unit: String = "count",
-                       date: String = "2024-03-10 08:00:00 +0100", value: String = "812") -> String {
-        #"<Record type="\#(type)" sourceName="\#(source)" unit="\#(unit)" startDate="\#(date)" endDate="\#(date)" value="\#(value)"/>"#
+    @Test("a start tag of exactly the limit is read; one byte more and its Record is skipped and named with its line, the records around it read",
+          arguments: [4096, 1 << 16, (1 << 20) + 3])
+    func startTagAtTheLimit(chunk: Int) {
+        let longest = ReaderTests.summary(ReaderTests.items(ReaderTests.document([ReaderTests.record("1"), Self.record(startTagBytes: Self.limit),
+                                                                                   ReaderTests.record("2", line: 2)]), chunk: chunk))
+        #expect(longest.records == [3, 4, 5])
+        #expect(longest.skipped.isEmpty, "\(longest.skipped)")
+        let over = ReaderTests.summary(ReaderTests.items(ReaderTests.document([ReaderTests.record("1"), Self.record(startTagBytes: Self.limit + 1),
+                                                                                ReaderTests.record("2", line: 2)]), chunk: chunk))
+        #expect(over.records == [3, 5])
+        #expect(over.skipped == ["line 4: Record skipped: <Record> has a start tag of \(Self.limit + 1) bytes; at most \(Self.limit) are read"])
     }
 
-    @Test("too-long texts, implausible values and dates are skipped and named with their line; the 1,024-byte source and the good records are stored; exit 1")
-    func skippedAndNamed() throws {
-        let longest = RandomText.bytes(1024, seed: 11)
-        let xml = Self.export([
-            Self.record(source: longest),                                                               // line 4: stored
-            Self.record(source: RandomText.bytes(1025, seed: 12), value: "1"),                          // 5
-            Self.record(type: RandomText.bytes(1025, seed: 13)),                                        // 6
-            Self.record(type: "HKQuantityTypeIdentifierBloodGlucose", unit: RandomText.bytes(1025, seed: 14)), // 7
-            Self.record(type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "-5"),     // 8
-            Self.record(type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "450"),    // 9
-            Self.record(date: "2030-01-06 10:00:00 +0100", value: "44"),                                // 10
-            Self.record(date: "1969-12-31 23:00:00 +0000", value: "2"),                                 // 11
-            #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" totalDistance="-5" totalDistanceUnit="km" sourceName="Watch" startDate="2024-03-10 18:00:00 +0100" endDate="2024-03-10 18:30:00 +0100"/>"#, // 12
-            Self.record(type: "HKQuantityTypeIdentifierHeartRate", unit: "count/min", value: "72"),     // 13: stored
-        ])
+    @Test("line breaks inside what is left out still count: the record after a start tag of 1,000 lines is named by its own line")
+    func linesKept() {
+        let huge = Self.record(startTagBytes: Self.limit + 10_000, filler: String(repeating: "y", count: 1100) + "\n")
+        let newlines = huge.filter { $0 == "\n" }.count
+        #expect(newlines > 900)
+        let items = ReaderTests.items(ReaderTests.document([ReaderTests.record("1"), huge, ReaderTests.record("2", line: 2)]), chunk: 1 << 16)
+        let (records, skipped) = ReaderTests.summary(items)
+        #expect(records == [3, 5 + newlines])
+        #expect(skipped.count == 1 && skipped[0].hasPrefix("line 4: Record skipped: <Record> has a start tag of"), "\(skipped)")
+    }
+
+    @Test("a comment, a text, a processing instruction, a CDATA section, and a child's attribute over the limit are named with their line; the records around them are read",
+          arguments: [
+            (" <!--%-->", "line 4: content skipped: a comment of"),
+            (" %", "line 4: content skipped: a text of"),
+            (" <?note %?>", "line 4: content skipped: a processing instruction of"),
+            (" <![CDATA[%]]>", "line 4: content skipped: a CDATA section of"),
+            (" <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"Phone\" unit=\"count\" startDate=\"2024-03-10 09:00:00 +0100\" endDate=\"2024-03-10 09:00:00 +0100\" value=\"3\">\n  <MetadataEntry key=\"k\" value=\"%\"/>\n </Record>",
+             "line 4: Record skipped: <MetadataEntry> has a start tag of"),
+          ])
+    func oversizedTokens(template: String, named: String) {
+        let huge = template.replacingOccurrences(of: "%", with: String(repeating: "a", count: Self.limit + 5))
+        let lines = huge.filter { $0 == "\n" }.count
+        for chunk in [7, 1 << 16] {
+            let (records, skipped) = ReaderTests.summary(ReaderTests.items(ReaderTests.document([ReaderTests.record("1"), huge, ReaderTests.record("2", line: 2)]),
+                                                                         chunk: chunk))
+            #expect(records == [3, 5 + lines], "chunk \(chunk)")
+            #expect(skipped.count == 1 && skipped[0].hasPrefix(named) && skipped[0].contains("at most \(Self.limit) are read"), "chunk \(chunk): \(skipped)")
+        }
+    }
+
+    @Test("a DTD of any length is left out: the records after it are read with their lines")
+    func longDoctype() {
+        let doctype = "<!DOCTYPE HealthData [\n" + String(repeating: "<!ATTLIST Record note CDATA #IMPLIED>\n", count: 60_000) + "]>"
+        let (records, skipped) = ReaderTests.summary(ReaderTests.items(ReaderTests.document([ReaderTests.record("1")], doctype: doctype), chunk: 1 << 16))
+        #expect(skipped.isEmpty, "\(skipped)")
+        #expect(records == [60_005])
+    }
+
+    @Test("a GPX field over 256 bytes, an <ele> over the limit, or more points than the workout may have skip the route file, named")
+    func gpxBounds() throws {
         let folder = try Exports.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("export.xml")
-        try Data(xml.utf8).write(to: file)
-        try TestPostgres.withDatabase { db in
-            let out = try CLIProcess.run(["import-apple-health", "--json", file.path], environment: ["DATABASE_URL": db.connectionString])
-            #expect(out.status == 1, "\(out.stderr)")
-            for expected in [
-                "line 5: Record skipped: sourceName is 1025 bytes, at most 1024",
-                "line 6: Record skipped: type is 1025 bytes, at most 1024",
-                "line 7: Record skipped: unit is 1025 bytes, at most 1024",
-                "line 8: Record skipped: value -5 is outside the plausible range of HKQuantityTypeIdentifierHeartRate: > 0 and < 400",
-                "line 9: Record skipped: value 450 is outside the plausible range of HKQuantityTypeIdentifierHeartRate: > 0 and < 400",
-                "line 10: Record skipped: startDate \"2030-01-06 10:00:00 +0100\" is after the day after tomorrow",
-                "line 11: Record skipped: startDate \"1969-12-31 23:00:00 +0000\" is before 1970-01-01",
-                "line 12: Workout skipped: distance -5000 is outside its plausible range: ≥ 0",
-            ] {
-                #expect(out.stderr.contains(expected), "\(expected)\n\(out.stderr)")
-            }
-            #expect(try ImportCommandTests.json(out.stdout)["skipped"] as? Int == 8)
-            #expect(try db.rows("SELECT type, source, value FROM health.samples ORDER BY type").map { [$0[0], $0[2]] }
-                    == [["HKQuantityTypeIdentifierHeartRate", "72"], ["HKQuantityTypeIdentifierStepCount", "812"]])
-            #expect(try db.scalar("SELECT source FROM health.samples WHERE type = 'HKQuantityTypeIdentifierStepCount'", as: String.self) == longest)
+        func read(_ ele: String, points: Int = 1, maxPoints: Int = 10) throws -> Result<WorkoutRoute, MappingFailure> {
+            let trkpt = "<trkpt lat=\"52.5\" lon=\"13.4\"><ele>%</ele><time>2024-03-10T08:00:00Z</time></trkpt>\n"
+            let gpx = "<gpx><trk><trkseg>\n" + String(repeating: trkpt.replacingOccurrences(of: "%", with: ele), count: points) + "</trkseg></trk></gpx>\n"
+            let path = folder.appendingPathComponent("route.gpx").path
+            try Data(gpx.utf8).write(to: URL(fileURLWithPath: path))
+            return try GPXReader.read(FileStream(path: path), name: "route.gpx", maxPoints: maxPoints)
         }
+        #expect(try read(String(repeating: "1", count: 256)).map(\.count).get() == 1)
+        for ele in [String(repeating: "1", count: 257), String(repeating: "1", count: Self.limit + 1)] {
+            guard case .failure(let f) = try read(ele) else { Issue.record("read a field of \(ele.count) bytes"); continue }
+            #expect(f.reason == "line 2: a field of more than 256 bytes")
+        }
+        #expect(try read("40", points: 10).map(\.count).get() == 10)
+        guard case .failure(let f) = try read("40", points: 11) else { Issue.record("read 11 points"); return }
+        #expect(f.reason == "more than 10 route points for one workout")
+    }
+
+    @Test("a route file is one file however a FileReference spells it: /./, //, .., letter case; a path above the export is outside it")
+    func routeSpellings() throws {
+        let folder = try Exports.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let archive = folder.appendingPathComponent("export.zip").path
+        let zip = try ZipWriter(path: archive, modified: 1_710_230_400)
+        for entry in HostileExport.entries(.routeSpellings, hugeBytes: 0) { try zip.add(entry.name, entry.next) }
+        try zip.close()
+        let source = try ExportSource(path: archive)
+        let located = Set(HostileExport.routeReferences.map(source.locate))
+        #expect(HostileExport.routeReferences.count == 100 && Set(HostileExport.routeReferences).count == 100)
+        #expect(located.count == 1)
+        #expect(located.first.map { if case .entry = $0 { true } else { false } } == true)
+        #expect(source.locate("/../workout-routes/route_1.gpx") == .outside)
+        #expect(source.locate("/workout-routes/none.gpx") == .missing)
     }
 }

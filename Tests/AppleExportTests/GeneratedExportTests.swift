@@ -1,4 +1,5 @@
 import AppleExport
+import Civil
 import DemoData
 import Foundation
 import Postgres

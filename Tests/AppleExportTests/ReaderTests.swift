@@ -13,14 +13,12 @@ struct ReaderTests {
         var items: [ExportItem] = []
         let reader = ExportDocumentReader { items.append($0) }
         let parser = XMLStreamParser(handler: reader, restartRoot: "HealthData")
-        var filter = ExportInputFilter()
         let bytes = Array(xml.utf8)
         for start in stride(from: 0, to: bytes.count, by: chunk) {
-            bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { parser.feed(filter.filter($0)) }
+            bytes[start..<min(start + chunk, bytes.count)].withUnsafeBytes { parser.feed($0) }
         }
-        parser.feed(filter.flush())
         parser.finish()
-        reader.documentEnded(atLine: filter.lines)
+        reader.documentEnded(atLine: parser.inputLines)
         return items
     }
 

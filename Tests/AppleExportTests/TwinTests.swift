@@ -1,6 +1,7 @@
 import AppleExport
 import DemoData
 import Foundation
+import Hashing
 import HealthPayload
 import Postgres
 import Testing

@@ -1,4 +1,5 @@
 import Backlog
+import Civil
 import DemoData
 import Foundation
 import HealthPayload

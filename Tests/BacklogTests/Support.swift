@@ -2,6 +2,7 @@ import Backlog
 import DemoData
 import Foundation
 import HealthPayload
+import Pipeline
 import Postgres
 import TestSupport
 import Warehouse

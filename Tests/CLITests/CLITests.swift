@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import Postgres
 import Testing
 import TestSupport

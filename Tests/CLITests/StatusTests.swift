@@ -1,4 +1,5 @@
 import Foundation
+import Hashing
 import HealthPayload
 import Postgres
 import Testing

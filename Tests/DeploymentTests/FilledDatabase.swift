@@ -1,5 +1,6 @@
 import DemoData
 import Foundation
+import Hashing
 import HealthPayload
 import Postgres
 import TestSupport

@@ -1,3 +1,4 @@
+import Civil
 import Foundation
 import HealthPayload
 import Testing
@@ -165,7 +166,7 @@ struct TimestampTests {
         for _ in 0..<2000 {
             let year = Int.random(in: 1971...2200, using: &rng)
             let month = Int.random(in: 1...12, using: &rng)
-            let day = Int.random(in: 1...Timestamp.daysInMonth(year: year, month: month), using: &rng)
+            let day = Int.random(in: 1...CivilDate.daysInMonth(year: year, month: month), using: &rng)
             let (h, mi, s, ms) = (Int.random(in: 0...23, using: &rng), Int.random(in: 0...59, using: &rng), Int.random(in: 0...59, using: &rng), Int.random(in: 0...999, using: &rng))
             let offset = Int.random(in: -15 * 60...15 * 60, using: &rng)
             let sign = offset < 0 ? "-" : "+"

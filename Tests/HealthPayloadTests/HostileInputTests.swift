@@ -1,4 +1,5 @@
 import Foundation
+import FuzzSupport
 import HealthPayload
 import Testing
 import TestSupport
@@ -48,17 +49,6 @@ func checkedOutcome(_ bytes: [UInt8], _ format: PayloadFormat, sourceLocation: S
         #expect(envelope?.count == 9, sourceLocation: sourceLocation)
     }
     return .batches(valid: valid, quarantined: quarantined)
-}
-
-/// No NUL in any string and every number finite, recursively.
-func isPostgresSafe(_ value: Any) -> Bool {
-    switch value {
-    case let string as String: return !string.unicodeScalars.contains("\0")
-    case let number as NSNumber: return number.doubleValue.isFinite
-    case let array as [Any]: return array.allSatisfy(isPostgresSafe)
-    case let object as [String: Any]: return object.allSatisfy { !$0.key.unicodeScalars.contains("\0") && isPostgresSafe($0.value) }
-    default: return true
-    }
 }
 
 @Suite("Hostile input")

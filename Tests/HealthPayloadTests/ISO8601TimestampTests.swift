@@ -31,7 +31,7 @@ struct ISO8601TimestampTests {
               ("2026-10-01T21:02:11+15:00", base, 54_000),
           ] as [(String, Int64, Int32)])
     func accepted(text: String, expected: Int64, offset: Int32) throws {
-        let stamp = try #require(ISO8601Timestamp(text))
+        let stamp = try #require(Timestamp(iso8601: text))
         #expect(stamp.microsecondsSinceEpoch == expected)
         #expect(stamp.offsetSeconds == offset)
     }
@@ -45,32 +45,32 @@ struct ISO8601TimestampTests {
         "2026-10-01T06:02:11.5.5Z", "2026-10-01T06:02:11,5Z", "+2026-10-01T06:02:11Z", "2026-1O-01T06:02:11Z",
     ])
     func refused(text: String) {
-        #expect(ISO8601Timestamp(text) == nil)
+        #expect(Timestamp(iso8601: text) == nil)
     }
 
     @Test("leap days, the year range's ends and instants before 1970 are exact")
     func calendarEdges() throws {
-        #expect(ISO8601Timestamp("2024-02-29T12:00:00Z")?.microsecondsSinceEpoch == micros(2024, 2, 29, 12))
-        #expect(ISO8601Timestamp("2000-02-29T00:00:00Z")?.microsecondsSinceEpoch == 951_782_400_000_000)
-        #expect(ISO8601Timestamp("1900-02-29T00:00:00Z") == nil)
-        #expect(ISO8601Timestamp("1969-12-31T23:59:59.999999Z")?.microsecondsSinceEpoch == -1)
-        #expect(ISO8601Timestamp("0001-01-01T00:00:00Z")?.microsecondsSinceEpoch == -62_135_596_800_000_000)
-        #expect(ISO8601Timestamp("9999-12-31T23:59:59.999999Z")?.microsecondsSinceEpoch == 253_402_300_799_999_999)
+        #expect(Timestamp(iso8601: "2024-02-29T12:00:00Z")?.microsecondsSinceEpoch == micros(2024, 2, 29, 12))
+        #expect(Timestamp(iso8601: "2000-02-29T00:00:00Z")?.microsecondsSinceEpoch == 951_782_400_000_000)
+        #expect(Timestamp(iso8601: "1900-02-29T00:00:00Z") == nil)
+        #expect(Timestamp(iso8601: "1969-12-31T23:59:59.999999Z")?.microsecondsSinceEpoch == -1)
+        #expect(Timestamp(iso8601: "0001-01-01T00:00:00Z")?.microsecondsSinceEpoch == -62_135_596_800_000_000)
+        #expect(Timestamp(iso8601: "9999-12-31T23:59:59.999999Z")?.microsecondsSinceEpoch == 253_402_300_799_999_999)
     }
 
     @Test("the local date is taken in the written offset, also across midnight and before 1970")
     func localDate() throws {
-        #expect(ISO8601Timestamp("2026-10-01T23:30:00+02:00")?.localDate == "2026-10-01")
-        #expect(ISO8601Timestamp("2026-10-01T21:30:00Z")?.localDate == "2026-10-01")
-        #expect(ISO8601Timestamp("2026-10-01T00:30:00+02:00")?.localDate == "2026-10-01")
-        #expect(ISO8601Timestamp("2026-09-30T23:59:59.999999-10:00")?.localDate == "2026-09-30")
-        #expect(ISO8601Timestamp("1969-12-31T23:59:59.5Z")?.localDate == "1969-12-31")
-        #expect(ISO8601Timestamp("0001-01-01T00:00:00+01:00")?.localDate == "0001-01-01")
+        #expect(Timestamp(iso8601: "2026-10-01T23:30:00+02:00")?.localDate == "2026-10-01")
+        #expect(Timestamp(iso8601: "2026-10-01T21:30:00Z")?.localDate == "2026-10-01")
+        #expect(Timestamp(iso8601: "2026-10-01T00:30:00+02:00")?.localDate == "2026-10-01")
+        #expect(Timestamp(iso8601: "2026-09-30T23:59:59.999999-10:00")?.localDate == "2026-09-30")
+        #expect(Timestamp(iso8601: "1969-12-31T23:59:59.5Z")?.localDate == "1969-12-31")
+        #expect(Timestamp(iso8601: "0001-01-01T00:00:00+01:00")?.localDate == "0001-01-01")
     }
 
     @Test("description is the UTC instant with microseconds")
     func description() throws {
-        #expect(ISO8601Timestamp("2026-10-01T08:02:11.25+02:00")?.description == "2026-10-01T06:02:11.250000Z")
-        #expect(ISO8601Timestamp("1969-12-31T23:59:59.999999Z")?.description == "1969-12-31T23:59:59.999999Z")
+        #expect(Timestamp(iso8601: "2026-10-01T08:02:11.25+02:00")?.description == "2026-10-01T06:02:11.250000Z")
+        #expect(Timestamp(iso8601: "1969-12-31T23:59:59.999999Z")?.description == "1969-12-31T23:59:59.999999Z")
     }
 }

@@ -1,5 +1,6 @@
 import DemoData
 import Foundation
+import FuzzSupport
 import HealthPayload
 import Testing
 import TestSupport

@@ -16,12 +16,12 @@ struct StrideePostgresAgreementTests {
         ]
         try TestPostgres.withDatabase { db in
             for text in stamps {
-                let stamp = try #require(ISO8601Timestamp(text), "\(text)")
+                let stamp = try #require(Timestamp(iso8601: text), "\(text)")
                 let micros = try db.scalar("SELECT (extract(epoch FROM $1::timestamptz) * 1000000)::int8", [text], as: Int64.self)
                 #expect(micros == stamp.microsecondsSinceEpoch, "\(text)")
             }
             // The first offset PostgreSQL refuses is refused by the decoder too.
-            #expect(ISO8601Timestamp("2026-10-01T22:02:11+16:00") == nil)
+            #expect(Timestamp(iso8601: "2026-10-01T22:02:11+16:00") == nil)
             #expect(throws: (any Error).self) {
                 try db.scalar("SELECT $1::timestamptz", ["2026-10-01T22:02:11+16:00"], as: String.self)
             }

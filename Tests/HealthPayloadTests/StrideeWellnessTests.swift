@@ -14,7 +14,7 @@ struct StrideeWellnessTests {
         let daily = items[0]
         #expect(daily.kind == .daily)
         #expect(daily.calendarDate == "2026-10-01")
-        #expect(daily.start == ISO8601Timestamp(microsecondsSinceEpoch: micros(2026, 9, 30, 22), offsetSeconds: 0))
+        #expect(daily.start == Timestamp(microsecondsSinceEpoch: micros(2026, 9, 30, 22), offsetSeconds: 0))
         #expect(daily.end?.microsecondsSinceEpoch == micros(2026, 10, 1, 22))
         #expect(daily.tzOffsetSeconds == 7200)
         #expect(daily.isFinal)
@@ -167,7 +167,7 @@ struct StrideeWellnessTests {
         ]))
         #expect(items.map(\.isFinal) == [true, true, false])
         #expect(items.map(\.id) == [nil, nil, "0A4C2C36-9B0E-4F59-8D63-6D1B3B4A7E10"])
-        #expect(items.map(\.end) == [nil, nil, ISO8601Timestamp("2026-10-01T22:00:00Z")])
+        #expect(items.map(\.end) == [nil, nil, Timestamp(iso8601: "2026-10-01T22:00:00Z")])
         #expect(items.map(\.tzOffsetSeconds) == [nil, nil, -64800])
     }
 

@@ -15,7 +15,7 @@ struct StrideeWorkoutTests {
         #expect(w.sourceName == "Apple Watch")
         #expect(w.sourceBundleId == "com.apple.health.7B3C0E5A-…")
         #expect(w.deviceName == "Apple Watch")
-        #expect(w.startDate == ISO8601Timestamp(microsecondsSinceEpoch: micros(2026, 10, 1, 6, 2, 11), offsetSeconds: 0))
+        #expect(w.startDate == Timestamp(microsecondsSinceEpoch: micros(2026, 10, 1, 6, 2, 11), offsetSeconds: 0))
         #expect(w.endDate.microsecondsSinceEpoch == micros(2026, 10, 1, 6, 48, 40))
         #expect(w.duration == 2789)
         #expect(w.totalDistanceMeters == 8412.6)

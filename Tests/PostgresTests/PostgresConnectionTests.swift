@@ -1,3 +1,4 @@
+import Civil
 import Foundation
 import Postgres
 import Testing
@@ -56,7 +57,7 @@ struct PostgresConnectionTests {
         try TestPostgres.withDatabase { db in
             let connection = try db.connect()
             // 15 March 44 BC, noon UTC: astronomical year -43.
-            let ides = Date(timeIntervalSince1970: Double(PostgresTimestamp.daysFromCivil(-43, 3, 15)) * 86_400 + 43_200)
+            let ides = Date(timeIntervalSince1970: Double(CivilDate.daysFromCivil(year: -43, month: 3, day: 15)) * 86_400 + 43_200)
             let row = try #require(connection.query(
                 "SELECT $1::timestamptz = '0044-03-15 12:00:00+00 BC'::timestamptz, $2::timestamptz = 'infinity'",
                 [ides, Date(timeIntervalSince1970: 1e300)]).first)

@@ -1,3 +1,4 @@
+import Civil
 import Dispatch
 import Foundation
 import Postgres
@@ -210,7 +211,7 @@ struct RollupPropertyTests {
     static func stamp(_ t: Int, offsetMinutes: Int) -> String {
         let local = t + offsetMinutes * 60
         let days = Int((Double(local) / 86_400).rounded(.down))
-        let (y, m, d) = PostgresTimestamp.civilDate(fromDays: days)
+        let (y, m, d) = CivilDate.civil(fromDays: days)
         let s = local - days * 86_400
         let zone: String
         if offsetMinutes == 0 {

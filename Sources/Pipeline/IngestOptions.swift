@@ -1,3 +1,4 @@
+import Backlog
 import Warehouse
 
 /// How `ingest` runs.

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A bounded blocking queue between the reading thread and the storing one (ingest, import-apple-health).
-public final class WorkQueue<Element>: @unchecked Sendable {
+/// A bounded blocking queue between the pipeline's reading thread and its storing one.
+final class WorkQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []
     private var head = 0
@@ -10,12 +10,12 @@ public final class WorkQueue<Element>: @unchecked Sendable {
     private let capacity: Int
 
     /// A queue holding at most `capacity` items.
-    public init(capacity: Int) {
+    init(capacity: Int) {
         self.capacity = capacity
     }
 
     /// Adds an item, waiting while the queue is full; false once the queue is closed.
-    public func put(_ item: Element) -> Bool {
+    func put(_ item: Element) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while items.count - head >= capacity && !closed { condition.wait() }
@@ -26,7 +26,7 @@ public final class WorkQueue<Element>: @unchecked Sendable {
     }
 
     /// No more items will come.
-    public func finish() {
+    func finish() {
         condition.lock()
         finished = true
         condition.broadcast()
@@ -34,7 +34,7 @@ public final class WorkQueue<Element>: @unchecked Sendable {
     }
 
     /// The consumer gives up: waiting producers return false, items are dropped.
-    public func close() {
+    func close() {
         condition.lock()
         closed = true
         items.removeAll()
@@ -44,7 +44,7 @@ public final class WorkQueue<Element>: @unchecked Sendable {
     }
 
     /// The next item, waiting for one; nil when finished and empty, or closed.
-    public func take() -> Element? {
+    func take() -> Element? {
         condition.lock()
         defer { condition.unlock() }
         while head == items.count && !finished && !closed { condition.wait() }
@@ -57,12 +57,5 @@ public final class WorkQueue<Element>: @unchecked Sendable {
         }
         condition.broadcast()
         return item
-    }
-
-    /// True once `close` was called.
-    var isClosed: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return closed
     }
 }
