@@ -112,6 +112,11 @@ public enum CitusLayout {
         }
         // health.settings lists the persons holding a token: their names, never the hashes.
         try connection.query("GRANT SELECT (person) ON TABLE health_store.tokens TO health_reader")
+        // A session that is health_reader by SET ROLE (the page at /ui) reaches the workers as
+        // health_reader: Citus opens those connections as the current user, so the role must be
+        // allowed to log in there (it has no password; authenticate it like Citus' own
+        // connections: pg_hba.conf or pg_dist_authinfo).
+        try connection.query("ALTER ROLE health_reader LOGIN")
     }
 
     /// The tables of health_store that the views of schema health read (through their rewrite
