@@ -58,7 +58,10 @@ extension Receiver {
                     try stridee.storeWorkout(workout.take()!, person: person, connect: connect, bodySHA256: digest)
                 }
                 switch result {
-                case .stored, .unchanged: return .workoutAccepted(uuid: uuid)
+                case .stored, .replaced, .unchanged:
+                    let outcome: SampleOutcome = result == .stored ? .inserted : result == .replaced ? .replaced : .duplicate
+                    metrics?.stored(.strideeWorkout, person: person, [outcome: 1])
+                    return .workoutAccepted(uuid: uuid)
                 case .notConnected: return .notConnected
                 }
             case .wellness:
@@ -70,11 +73,15 @@ extension Receiver {
                 case .success(let value): items = value
                 case .failure(let error): return .strideeRejected(error)
                 }
-                let (result, stored) = try timing.measure(\.storeMilliseconds) {
+                let (result, stored, inserted) = try timing.measure(\.storeMilliseconds) {
                     try stridee.storeWellness(items, person: person, connect: connect)
                 }
                 switch result {
-                case .stored, .unchanged: return .wellnessAccepted(items: stored)
+                case .stored, .replaced, .unchanged:
+                    // Two items of one identity in a body are one: the other is a duplicate.
+                    metrics?.stored(.strideeWellness, person: person,
+                                    [.inserted: inserted, .replaced: stored - inserted, .duplicate: items.count - stored])
+                    return .wellnessAccepted(items: stored)
                 case .notConnected: return .notConnected
                 }
             case .connection:
