@@ -58,7 +58,7 @@ let package = Package(
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
-        .target(name: "Harness", dependencies: ["Postgres", "Warehouse"]),
+        .target(name: "Harness", dependencies: ["Postgres", "Warehouse", "CGnuTLS"]),
 
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",

@@ -139,3 +139,72 @@ static int retrieve(gnutls_session_t session, const gnutls_datum_t *req_ca_rdn, 
 void *CGnuTLS_certificate_callback(void) {
     return (void *)retrieve;
 }
+
+struct cgnutls_client {
+    gnutls_session_t session;
+    gnutls_certificate_credentials_t credentials;
+};
+
+void *CGnuTLS_client_open(int fd, const char *ca_file, const char *server_name, const char *priorities,
+                          char *detail, size_t detail_size) {
+    struct cgnutls_client *client = calloc(1, sizeof *client);
+    if (client == NULL) return NULL;
+    int result = gnutls_certificate_allocate_credentials(&client->credentials);
+    if (result >= 0) result = gnutls_certificate_set_x509_trust_file(client->credentials, ca_file, GNUTLS_X509_FMT_PEM);
+    if (result >= 0) result = gnutls_init(&client->session, GNUTLS_CLIENT | GNUTLS_NO_SIGNAL);
+    if (result >= 0) result = priorities ? gnutls_priority_set_direct(client->session, priorities, NULL)
+                                         : gnutls_set_default_priority(client->session);
+    if (result >= 0) result = gnutls_credentials_set(client->session, GNUTLS_CRD_CERTIFICATE, client->credentials);
+    if (result >= 0) {
+        gnutls_session_set_verify_cert(client->session, server_name, 0);
+        gnutls_transport_set_int(client->session, fd);
+        gnutls_handshake_set_timeout(client->session, GNUTLS_DEFAULT_HANDSHAKE_TIMEOUT);
+        do {
+            result = gnutls_handshake(client->session);
+        } while (result < 0 && gnutls_error_is_fatal(result) == 0);
+    }
+    if (result < 0) {
+        note(detail, detail_size, gnutls_strerror(result), "");
+        CGnuTLS_client_close(client);
+        return NULL;
+    }
+    return client;
+}
+
+long CGnuTLS_client_send(void *session, const void *bytes, size_t count) {
+    struct cgnutls_client *client = session;
+    ssize_t sent;
+    do {
+        sent = gnutls_record_send(client->session, bytes, count);
+    } while (sent == GNUTLS_E_AGAIN || sent == GNUTLS_E_INTERRUPTED);
+    return (long)sent;
+}
+
+long CGnuTLS_client_recv(void *session, void *bytes, size_t count) {
+    struct cgnutls_client *client = session;
+    ssize_t read;
+    do {
+        read = gnutls_record_recv(client->session, bytes, count);
+    } while (read == GNUTLS_E_INTERRUPTED);
+    return (long)read;
+}
+
+size_t CGnuTLS_client_pending(void *session) {
+    return gnutls_record_check_pending(((struct cgnutls_client *)session)->session);
+}
+
+const char *CGnuTLS_client_protocol(void *session) {
+    const char *name = gnutls_protocol_get_name(gnutls_protocol_get_version(((struct cgnutls_client *)session)->session));
+    return name ? name : "";
+}
+
+void CGnuTLS_client_close(void *session) {
+    struct cgnutls_client *client = session;
+    if (client == NULL) return;
+    if (client->session != NULL) {
+        gnutls_bye(client->session, GNUTLS_SHUT_WR);
+        gnutls_deinit(client->session);
+    }
+    if (client->credentials != NULL) gnutls_certificate_free_credentials(client->credentials);
+    free(client);
+}

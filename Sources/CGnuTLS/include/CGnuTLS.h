@@ -39,4 +39,29 @@ void *CGnuTLS_certificate_callback(void);
 /// secrecy) with AEAD ciphers (what iOS App Transport Security asks).
 extern const char *const CGnuTLS_priorities;
 
+// A TLS client over a connected socket, for tests and benchmarks that speak HTTPS to `serve`
+// with their own sockets: the server's certificate is verified against `ca_file` for
+// `server_name` (a name or a numeric address in its subjectAltName).
+
+/// Handshakes on `fd` (blocking) with `priorities` (NULL: GnuTLS' "NORMAL"). Returns the
+/// session, or NULL with the reason in `detail`.
+void *CGnuTLS_client_open(int fd, const char *ca_file, const char *server_name, const char *priorities,
+                          char *detail, size_t detail_size);
+
+/// gnutls_record_send: bytes sent, or a negative GnuTLS error.
+long CGnuTLS_client_send(void *session, const void *bytes, size_t count);
+
+/// gnutls_record_recv: bytes read, 0 at the peer's close, or a negative GnuTLS error
+/// (GNUTLS_E_AGAIN, -28, when nothing is there without blocking).
+long CGnuTLS_client_recv(void *session, void *bytes, size_t count);
+
+/// Decrypted bytes waiting in the session (read them before polling the socket).
+size_t CGnuTLS_client_pending(void *session);
+
+/// The negotiated protocol ("TLS1.3") of a session.
+const char *CGnuTLS_client_protocol(void *session);
+
+/// Sends close_notify (without waiting) and frees the session; the socket stays open.
+void CGnuTLS_client_close(void *session);
+
 #endif
