@@ -66,11 +66,11 @@ extension Receiver {
                 }
             case .wellness:
                 let decoded = timing.measure(\.decodeMilliseconds) {
-                    Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWellness(body) }
+                    Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWellnessCounting(body) }
                 }
-                let items: [WellnessItem]
+                let items: [WellnessItem], sent: Int
                 switch decoded {
-                case .success(let value): items = value
+                case .success(let value): (items, sent) = value
                 case .failure(let error): return .strideeRejected(error)
                 }
                 let (result, stored, inserted) = try timing.measure(\.storeMilliseconds) {
@@ -80,7 +80,7 @@ extension Receiver {
                 case .stored, .replaced, .unchanged:
                     // Two items of one identity in a body are one: the other is a duplicate.
                     metrics?.stored(.strideeWellness, person: person,
-                                    [.inserted: inserted, .replaced: stored - inserted, .duplicate: items.count - stored])
+                                    [.inserted: inserted, .replaced: stored - inserted, .duplicate: sent - stored])
                     return .wellnessAccepted(items: stored)
                 case .notConnected: return .notConnected
                 }
