@@ -14,4 +14,14 @@ public struct HTTPAnswered: Sendable {
     /// True when the server answered itself, never asking the application: the bare `413` of a
     /// body over its limit, or the `503` of a body the body budget cannot take now.
     public var byServer: Bool
+
+    /// An answer as the server reports it (tests and benchmarks make their own).
+    public init(method: String, path: String, status: Int, seconds: Double, bodyBytes: Int, byServer: Bool) {
+        self.method = method
+        self.path = path
+        self.status = status
+        self.seconds = seconds
+        self.bodyBytes = bodyBytes
+        self.byServer = byServer
+    }
 }

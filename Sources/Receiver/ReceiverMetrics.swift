@@ -111,6 +111,11 @@ public final class ReceiverMetrics: Sendable {
         }
     }
 
+    /// Counts `inserted` samples of `way` for `person` (benchmarks: the cost of counting).
+    public func recordStored(_ way: SampleWay, person: String, inserted: Int) {
+        stored(way, person: person, [.inserted: inserted])
+    }
+
     /// Counts a 503 or 500 by its cause.
     func unavailable(_ cause: UnavailableCause) {
         unavailable.add(1, cause.rawValue)
