@@ -12,6 +12,68 @@ public enum MetricType: String, Sendable {
     case counter, gauge, histogram
 }
 
+/// A family whose samples its owner writes at each scrape, straight into the text (many
+/// series, such as one per person, without building a list of them first).
+public struct WrittenFamily: MetricFamily {
+    public let name: String
+    let help: String
+    let type: MetricType
+    let write: @Sendable (inout SampleWriter) -> Void
+
+    /// A family whose samples `write` gives through the `SampleWriter`.
+    public init(_ name: String, help: String, type: MetricType = .gauge, write: @escaping @Sendable (inout SampleWriter) -> Void) {
+        self.name = name
+        self.help = help
+        self.type = type
+        self.write = write
+    }
+
+    public func render(into text: inout String) {
+        Exposition.header(name, help, type, into: &text)
+        var writer = SampleWriter(name: name)
+        write(&writer)
+        text += String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
+
+/// Writes one family's sample lines as bytes (a scrape of thousands of series builds no
+/// string per line).
+public struct SampleWriter {
+    let name: [UInt8]
+    var bytes: [UInt8] = []
+
+    init(name: String) {
+        self.name = Array(name.utf8)
+        bytes.reserveCapacity(65_536)
+    }
+
+    /// `name{label="value",…} value`, values escaped (`\\`, `\"`, `\n`).
+    public mutating func sample(_ labelNames: [String], _ labelValues: [String], _ value: Double) {
+        bytes += name
+        if !labelNames.isEmpty {
+            bytes.append(UInt8(ascii: "{"))
+            for index in labelNames.indices {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                bytes += labelNames[index].utf8
+                bytes += [UInt8(ascii: "="), UInt8(ascii: "\"")]
+                for byte in labelValues[index].utf8 {
+                    switch byte {
+                    case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+                    case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+                    case UInt8(ascii: "\n"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+                    default: bytes.append(byte)
+                    }
+                }
+                bytes.append(UInt8(ascii: "\""))
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+        bytes.append(UInt8(ascii: " "))
+        bytes += Exposition.number(value).utf8
+        bytes.append(UInt8(ascii: "\n"))
+    }
+}
+
 /// Writing the text format's pieces, in one place.
 enum Exposition {
     /// `# HELP name help` and `# TYPE name type`, help escaped as the format asks.
@@ -47,6 +109,11 @@ enum Exposition {
     }
 
     static func escape(_ value: String, into text: inout String) {
+        // Most values need nothing escaped: appended whole.
+        if !value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") }) {
+            text += value
+            return
+        }
         for character in value.unicodeScalars {
             switch character {
             case "\\": text += "\\\\"

@@ -78,11 +78,14 @@ public final class ReceiverMetrics: Sendable {
         registry.register(GaugeFamily("health_warehouse_build_info", help: "The running build: version and newest schema migration.",
                                       labels: ["version", "schema"]) { [([version, schema], 1)] })
         guard perPerson else { return }
-        registry.register(GaugeFamily("health_warehouse_person_samples_total", help: "Samples received per person, by way in and outcome.",
-                                      type: .counter, labels: ["person", "way", "outcome"]) { [self] in personSamples() })
-        registry.register(GaugeFamily("health_warehouse_person_last_batch_timestamp_seconds",
-                                      help: "When a batch of the person was last stored (seconds since the epoch).",
-                                      labels: ["person"]) { [self] in personLastBatch() })
+        registry.register(WrittenFamily("health_warehouse_person_samples_total", help: "Samples received per person, by way in and outcome.",
+                                        type: .counter) { [self] writer in writePersonSamples(&writer) })
+        registry.register(WrittenFamily("health_warehouse_person_last_batch_timestamp_seconds",
+                                        help: "When a batch of the person was last stored (seconds since the epoch).") { [self] writer in
+            for (person, counts) in personSnapshot() {
+                writer.sample(["person"], [person], Double(counts.lastBatchMilliseconds) / 1000)
+            }
+        })
     }
 
     /// Counts one answered request (the HTTP server's `onAnswered`).
@@ -133,18 +136,21 @@ public final class ReceiverMetrics: Sendable {
         }
     }
 
-    private func personSamples() -> [(labels: [String], value: Double)] {
-        persons.withLock { persons in
-            persons.flatMap { person, counts in
-                counts.samples.map { key, count in ([person, key.way.rawValue, key.outcome.rawValue], Double(count)) }
-            }
-        }.sorted { $0.labels.lexicographicallyPrecedes($1.labels) }
+    /// The persons' counts, sorted by name (a copy: the scrape writes without the lock).
+    private func personSnapshot() -> [(String, PersonCounts)] {
+        persons.withLock { $0.map { ($0.key, $0.value) } }.sorted { $0.0 < $1.0 }
     }
 
-    private func personLastBatch() -> [(labels: [String], value: Double)] {
-        persons.withLock { persons in
-            persons.map { ([$0.key], Double($0.value.lastBatchMilliseconds) / 1000) }
-        }.sorted { $0.labels.lexicographicallyPrecedes($1.labels) }
+    private func writePersonSamples(_ writer: inout SampleWriter) {
+        let labels = ["person", "way", "outcome"]
+        for (person, counts) in personSnapshot() {
+            for way in SampleWay.allCases {
+                for outcome in SampleOutcome.allCases {
+                    guard let count = counts.samples[PersonCounts.Key(way: way, outcome: outcome)] else { continue }
+                    writer.sample(labels, [person, way.rawValue, outcome.rawValue], Double(count))
+                }
+            }
+        }
     }
 
     static func nowMilliseconds() -> Int {
