@@ -132,6 +132,11 @@ public final class HTTPTestConnection {
     }
 
     private func handshake(authority: String, serverName: String, priorities: String?) throws(HTTPTestClientError) {
+        // As curl does: under TLS 1.3 the client's Finished goes out alone, and with Nagle's
+        // algorithm the request behind it waits for the server's delayed ACK (40 ms on Linux;
+        // measured: every HTTPS request took 44 ms, 0.6 ms with TLS 1.2 or with this).
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         var detail = [CChar](repeating: 0, count: 256)
         tls = CGnuTLS_client_open(fd, authority, serverName, priorities, &detail, detail.count)
         if tls == nil {
