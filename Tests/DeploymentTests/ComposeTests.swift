@@ -61,6 +61,7 @@ struct ComposeTests {
             "reader-login": ["db": "service_healthy"],
             "grafana": ["db": "service_healthy", "reader-login": "service_completed_successfully"],
             "ingest": ["db": "service_healthy", "owner-role": "service_completed_successfully"],
+            "prometheus": ["warehouse": "service_healthy"],
         ]
         for name in compose.serviceNames {
             let dependsOn = compose.service(name)?["depends_on"]
