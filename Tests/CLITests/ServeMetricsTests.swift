@@ -140,6 +140,8 @@ struct ServeMetricsTests {
             #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
             let rules = try CLIProcess.runProgram("/usr/bin/promtool", ["check", "rules", Repository.path("deploy/prometheus/alerts.yml")])
             #expect(rules.status == 0 && rules.stdout.contains("SUCCESS: 4 rules found"), "\(rules.stdout)\(rules.stderr)")
+            let config = try CLIProcess.runProgram("/usr/bin/promtool", ["check", "config", Repository.path("deploy/prometheus/prometheus.yml")])
+            #expect(config.status == 0, "compose's Prometheus configuration: \(config.stdout)\(config.stderr)")
             #expect(!scrape.bodyText.contains("person="), "no person label without --metrics-per-person")
             #expect(!scrape.bodyText.contains("\"default\""))
             for family in ["health_warehouse_http_requests_total", "health_warehouse_http_request_duration_seconds", "health_warehouse_samples_total",
