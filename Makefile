@@ -14,9 +14,12 @@ run: build
 
 # The CLI tests run the built binary, so build everything first; then bounded, seeded
 # libFuzzer runs over the JSON and CSV decoders and over the export reader.
+# The healthd and Stridee contract suites run a second time over HTTPS (the receiver serving
+# TLS with a throwaway CA, every client speaking it).
 test: deps
 	swift build --build-tests
 	swift test --skip-build
+	HEALTH_WAREHOUSE_TEST_TLS=1 swift test --skip-build --filter "ReceiverContractTests|StrideeEndpointTests"
 	$(MAKE) fuzz
 
 fuzz:
@@ -26,7 +29,7 @@ fuzz:
 # PostgreSQL's default durability (fsync on): the receiver section (serve vs the bare upsert,
 # the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients) and the
 # ingest section (vs COPY). SECTION picks sections (receiver, ingest, views, stridee, apple-export,
-# memory; several space-separated), DURABILITY=fast runs with fsync off, ARGS go to each section run.
+# memory, metrics, tls; several space-separated), DURABILITY=fast runs with fsync off, ARGS go to each section run.
 SECTION ?= receiver ingest
 DURABILITY ?= default
 bench: deps

@@ -15,6 +15,8 @@ let package = Package(
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .target(name: "CMicroHTTPD", linkerSettings: [.linkedLibrary("microhttpd")]),
+        // The TLS pair for libmicrohttpd's own TLS (GnuTLS): checked at start, swapped on SIGHUP.
+        .target(name: "CGnuTLS", linkerSettings: [.linkedLibrary("gnutls")]),
 
         // Migrations live at the top of the repository and are compiled into the binary.
         .executableTarget(name: "EmbedMigrationsTool"),
@@ -23,7 +25,9 @@ let package = Package(
         // Calendar dates and day counts, converted in one place (timestamps, PostgreSQL's text forms, demo data).
         .target(name: "Civil"),
         .target(name: "Postgres", dependencies: ["CLibPQ", "Civil"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CGnuTLS"]),
+        // Prometheus' text exposition: counters, gauges read at scrape, histograms, process_* from /proc.
+        .target(name: "Metrics"),
         // SHA-256 over libcrypto, for every module that hashes (tokens, bodies, files, migrations, demo ids).
         .target(name: "Hashing", dependencies: ["CCrypto"]),
         .target(name: "HealthPayload", dependencies: ["Civil"]),
@@ -33,7 +37,7 @@ let package = Package(
         .target(name: "FuzzSupport"),
         .target(name: "Warehouse", dependencies: ["Postgres", "HealthPayload", "Hashing"],
                 plugins: ["EmbedMigrations"]),
-        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres", "Hashing"]),
+        .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres", "Hashing", "Metrics"]),
         // The page under /ui (docs/ui.md): sessions, server-side SVG, reading the views as health_reader.
         .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing", "CZlib", "Civil"]),
         // Backlog files read into healthd batches (walked, inflated, split, decoded); no database
@@ -49,17 +53,17 @@ let package = Package(
         // Realistic demo bodies for `generate`, tests and benchmarks: pure, seeded, no I/O.
         .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing", "Civil"]),
         .executableTarget(name: "health-warehouse",
-                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData",
+                          dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData", "Metrics",
                                          "AppleExport", "Pipeline", "Hashing", "Civil", "WebUI"]),
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
-        .target(name: "Harness", dependencies: ["Postgres", "Warehouse"]),
+        .target(name: "Harness", dependencies: ["Postgres", "Warehouse", "CGnuTLS"]),
 
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness", "AppleExport",
-                                         "Pipeline", "Hashing", "Civil"],
+                                         "Pipeline", "Hashing", "Civil", "Receiver", "HTTPServer"],
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
@@ -71,7 +75,7 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport", "Hashing", "Civil"]),
-        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport"]),
+        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport", "Metrics"]),
         .testTarget(name: "BacklogTests", dependencies: ["Backlog", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload",
                                                          "TestSupport", "Receiver", "HTTPServer", "Hashing", "Civil"]),
         // The export reader against a hand-written fixture and the real exports in ../shared/external.

@@ -12,8 +12,10 @@ install_selenium() {
   python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
 }
 
+# libgnutls28-dev: serve's TLS pair (CGnuTLS; libmicrohttpd's own TLS is GnuTLS); openssl makes
+# the tests' throwaway CA; prometheus (with promtool) scrapes serve in the tests.
 packages=(libpq-dev libmicrohttpd-dev zlib1g-dev libssl-dev libxml2-dev libzip-dev postgresql curl libyaml-dev
-          chromium chromium-driver fonts-dejavu-core)
+          chromium chromium-driver fonts-dejavu-core libgnutls28-dev openssl prometheus)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -57,6 +57,8 @@ struct MHD_Daemon *CMicroHTTPD_start_daemon(unsigned int flags,
                                             unsigned int per_ip_connection_limit,
                                             unsigned int connection_timeout_s,
                                             size_t connection_memory_limit,
+                                            const char *tls_priorities,
+                                            void *tls_certificate_callback,
                                             int *error_number) {
     uint16_t port = 0;
     if (bind_addr != NULL && bind_addr->sa_family == AF_INET) {
@@ -66,25 +68,39 @@ struct MHD_Daemon *CMicroHTTPD_start_daemon(unsigned int flags,
     }
     cmhd_last_error[0] = '\0';
     errno = 0;
-    struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, port, NULL, NULL, handler, handler_cls,
-        // The logger must come first, or MHD prints a warning with its default
-        // logger and may use that one for early messages.
-        MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL,
-        MHD_OPTION_SOCK_ADDR, bind_addr,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
-        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
-        MHD_OPTION_UNESCAPE_CALLBACK, cmhd_unescape_identity, NULL,
-        MHD_OPTION_END);
+    // The same options with or without TLS; MHD_USE_TLS in `flags` goes with the TLS ones.
+#define CMHD_COMMON_OPTIONS \
+        /* The logger must come first, or MHD prints a warning with its default \
+           logger and may use that one for early messages. */ \
+        MHD_OPTION_EXTERNAL_LOGGER, cmhd_log, NULL, \
+        MHD_OPTION_SOCK_ADDR, bind_addr, \
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit, \
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_connection_limit, \
+        MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_s, \
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit, \
+        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls, \
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls, \
+        MHD_OPTION_UNESCAPE_CALLBACK, cmhd_unescape_identity, NULL
+    struct MHD_Daemon *daemon;
+    if (tls_priorities != NULL && tls_certificate_callback != NULL) {
+        daemon = MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls, CMHD_COMMON_OPTIONS,
+                                  MHD_OPTION_HTTPS_PRIORITIES, tls_priorities,
+                                  MHD_OPTION_HTTPS_CERT_CALLBACK, tls_certificate_callback,
+                                  MHD_OPTION_END);
+    } else {
+        daemon = MHD_start_daemon(flags, port, NULL, NULL, handler, handler_cls, CMHD_COMMON_OPTIONS, MHD_OPTION_END);
+    }
+#undef CMHD_COMMON_OPTIONS
     int saved = errno;
     if (error_number != NULL) {
         *error_number = daemon == NULL ? saved : 0;
     }
     return daemon;
+}
+
+int CMicroHTTPD_supports_tls(void) {
+    return MHD_is_feature_supported(MHD_FEATURE_TLS) == MHD_YES
+        && MHD_is_feature_supported(MHD_FEATURE_HTTPS_CERT_CALLBACK) == MHD_YES;
 }
 
 const char *CMicroHTTPD_last_error(void) {

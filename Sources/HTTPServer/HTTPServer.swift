@@ -1,3 +1,4 @@
+import CGnuTLS
 import CMicroHTTPD
 import Synchronization
 #if canImport(Glibc)
@@ -33,7 +34,8 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.core = ServerCore(onHead: onHead, maxBodyBytes: configuration.maxBodyBytes,
                                requestDeadlineSeconds: configuration.requestDeadlineSeconds,
-                               bodyBudget: configuration.bodyBudgetBytes, returnMemoryAfterBytes: configuration.returnMemoryAfterBytes)
+                               bodyBudget: configuration.bodyBudgetBytes, returnMemoryAfterBytes: configuration.returnMemoryAfterBytes,
+                               onAnswered: configuration.onAnswered)
     }
 
     /// Creates a server that accepts every request with the configured body cap
@@ -62,6 +64,12 @@ public final class HTTPServer: Sendable {
         }
         let address = configuration.address
         let socketAddress = try SocketAddress(address)
+        if let tls = configuration.tls {
+            guard CMicroHTTPD_supports_tls() == 1 else {
+                throw HTTPServerError(.tlsCredentials, "this libmicrohttpd was built without TLS (GnuTLS); HTTPS needs it")
+            }
+            try tls.load()
+        }
         try state.withLock { (state: inout State) throws(HTTPServerError) -> Void in
             guard case .idle = state else {
                 let bound = ListenAddress(host: address.host, port: port.load(ordering: .sequentiallyConsistent))
@@ -75,6 +83,8 @@ public final class HTTPServer: Sendable {
                 // `::` also takes IPv4 clients (dual stack); a specific IPv6 address only itself.
                 flags |= socketAddress.isUnspecified ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
             }
+            let tls = configuration.tls != nil
+            if tls { flags |= MHD_USE_TLS.rawValue }
             let retainedCore = Unmanaged.passRetained(core)
             var errorNumber: Int32 = 0
             let daemon = socketAddress.withSockaddr { sockaddr in
@@ -88,6 +98,7 @@ public final class HTTPServer: Sendable {
                     UInt32(configuration.perAddressConnectionLimit),
                     UInt32(configuration.connectionTimeoutSeconds),
                     configuration.perConnectionMemoryLimit,
+                    tls ? CGnuTLS_priorities : nil, tls ? CGnuTLS_certificate_callback() : nil,
                     &errorNumber)
             }
             guard let daemon else {
@@ -101,6 +112,20 @@ public final class HTTPServer: Sendable {
             core.watch.startWatching()
         }
     }
+
+    /// Reads the TLS files again (`configuration.tls`): connections opened from now on get
+    /// the new pair, those open keep theirs. Throws `.tlsCredentials` when the new pair is
+    /// refused (the old one is served on), `.invalidConfiguration` without TLS.
+    @discardableResult
+    public func reloadTLS() throws(HTTPServerError) -> Int {
+        guard let tls = configuration.tls else {
+            throw HTTPServerError(.invalidConfiguration, "this server does not speak TLS")
+        }
+        return try tls.load()
+    }
+
+    /// Whether the server speaks HTTPS.
+    public var usesTLS: Bool { configuration.tls != nil }
 
     /// The port actually listened on (the one the kernel chose when the
     /// configuration asked for port 0); 0 before `start()`.

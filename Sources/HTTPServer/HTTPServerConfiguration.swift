@@ -45,6 +45,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// from `start()` on every allocation this large is a mapping of its own, unmapped when
     /// freed (`M_MMAP_THRESHOLD`, process-wide). 0 for neither. Default 0.
     public var returnMemoryAfterBytes: Int
+    /// HTTPS with these files (TLS 1.2 and 1.3, forward-secret suites only); nil for plain
+    /// HTTP. Default nil.
+    public var tls: TLSFiles?
+    /// Called once per answered request on the connection's thread, after its answer is queued:
+    /// for counting (metrics). It must not block. Default nil.
+    public var onAnswered: (@Sendable (HTTPAnswered) -> Void)?
 
     /// Creates a configuration; every value has the documented default.
     public init(address: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
@@ -55,7 +61,9 @@ public struct HTTPServerConfiguration: Sendable {
                 requestDeadlineSeconds: Double = 60,
                 perConnectionMemoryLimit: Int = 64 * 1024,
                 bodyBudgetBytes: Int = 0,
-                returnMemoryAfterBytes: Int = 0) {
+                returnMemoryAfterBytes: Int = 0,
+                tls: TLSFiles? = nil,
+                onAnswered: (@Sendable (HTTPAnswered) -> Void)? = nil) {
         self.address = address
         self.maxBodyBytes = maxBodyBytes
         self.connectionLimit = connectionLimit
@@ -65,6 +73,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.perConnectionMemoryLimit = perConnectionMemoryLimit
         self.bodyBudgetBytes = bodyBudgetBytes
         self.returnMemoryAfterBytes = returnMemoryAfterBytes
+        self.tls = tls
+        self.onAnswered = onAnswered
     }
 
     /// Throws `HTTPServerError.Code.invalidConfiguration` naming the first value out of range.

@@ -15,6 +15,9 @@ public struct HTTPServerError: Error, Sendable, Equatable, CustomStringConvertib
         case alreadyStarted
         /// libmicrohttpd refused to start for another reason (named in the message).
         case startFailed
+        /// The TLS certificate or key is missing, unreadable, not PEM, mismatched, expired or
+        /// not yet valid, or this libmicrohttpd has no TLS (the message names the file).
+        case tlsCredentials
     }
 
     /// The kind of failure.

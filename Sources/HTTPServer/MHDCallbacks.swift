@@ -40,7 +40,7 @@ enum MHDCallbacks {
                 // after answering.
                 context.responded = true
                 core.watch.received(key(connection))
-                return queue(response, on: connection, core: core)
+                return queue(response, on: connection, core: core, context: context)
             case .accept(let limit, let respond):
                 context.maxBodyBytes = max(0, limit ?? core.maxBodyBytes)
                 context.respond = respond
@@ -51,7 +51,7 @@ enum MHDCallbacks {
                     context.bodyTooLarge = true
                     context.responded = true
                     core.watch.received(key(connection))
-                    return queue(tooLargeResponse(), on: connection, core: core)
+                    return queue(tooLargeResponse(), on: connection, core: core, context: context, byServer: true)
                 }
                 // announced <= maxBodyBytes, an Int.
                 guard core.reserve(Int(announced)) else {
@@ -63,7 +63,7 @@ enum MHDCallbacks {
                     guard head.headers["Expect"]?.lowercased() == "100-continue" else { return .YES }
                     context.responded = true
                     core.watch.received(key(connection))
-                    return queue(busyResponse(), on: connection, core: core)
+                    return queue(busyResponse(), on: connection, core: core, context: context, byServer: true)
                 }
                 context.reservedBytes = Int(announced)
                 context.body.reserveCapacity(Int(announced))
@@ -77,6 +77,7 @@ enum MHDCallbacks {
             // Always mark everything consumed, even what we drop: MHD calls
             // again at once with the same data otherwise (spins).
             uploadDataSize.pointee = 0
+            context.receivedBytes += size
             if context.responded { return .YES }
             // Compared by subtraction: body.count <= maxBodyBytes, so nothing can overflow.
             if !context.bodyTooLarge, !context.overBudget {
@@ -113,9 +114,9 @@ enum MHDCallbacks {
         if context.responded { return .YES }
         context.responded = true
         core.watch.received(key(connection))
-        if context.overBudget { return queue(busyResponse(), on: connection, core: core) }
+        if context.overBudget { return queue(busyResponse(), on: connection, core: core, context: context, byServer: true) }
         guard !context.bodyTooLarge, let respond = context.respond else {
-            return queue(tooLargeResponse(), on: connection, core: core)
+            return queue(tooLargeResponse(), on: connection, core: core, context: context, byServer: true)
         }
         var body: [UInt8] = []
         swap(&body, &context.body)
@@ -123,7 +124,7 @@ enum MHDCallbacks {
         let request = HTTPRequest(method: head.method, path: head.path, headers: head.headers, body: body,
                                   remoteAddress: head.remoteAddress)
         let response = respond(request)
-        return queue(response, on: connection, core: core)
+        return queue(response, on: connection, core: core, context: context)
     }
 
     /// The MHD_RequestCompletedCallback: called for every request that reached
@@ -219,6 +220,19 @@ enum MHDCallbacks {
 
     /// Copies `response` into MHD and queues it; an invalid response (a handler
     /// bug) becomes a 500 so nothing malformed reaches the wire.
+    static func queue(_ response: HTTPResponse, on connection: OpaquePointer, core: ServerCore,
+                      context: RequestContext, byServer: Bool = false) -> MHD_Result {
+        let result = queue(response, on: connection, core: core)
+        if let onAnswered = core.onAnswered {
+            let seconds = Double(RequestContext.now() - context.startedNanoseconds) / 1e9
+            onAnswered(HTTPAnswered(method: context.head.method, path: context.head.path,
+                                    status: response.problem == nil ? response.status : 500,
+                                    seconds: seconds, bodyBytes: context.receivedBytes, byServer: byServer))
+        }
+        return result
+    }
+
+    /// Copies `response` into MHD and queues it (see `queue(_:on:core:context:)`).
     static func queue(_ response: HTTPResponse, on connection: OpaquePointer, core: ServerCore) -> MHD_Result {
         var response = response
         if let problem = response.problem {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Per-request state kept in MHD's `*con_cls` from the first access-handler
 /// call until the completed callback releases it. Only the connection's own
 /// MHD thread touches it, one call at a time.
@@ -20,6 +24,17 @@ final class RequestContext {
     var reservedBytes = 0
     /// A chunked body outgrew what the budget had left: bytes are discarded, the answer is 503.
     var overBudget = false
+    /// When the header fields arrived (CLOCK_MONOTONIC nanoseconds), for `onAnswered`.
+    let startedNanoseconds = RequestContext.now()
+    /// Body bytes received so far, kept or drained.
+    var receivedBytes = 0
+
+    /// CLOCK_MONOTONIC in nanoseconds.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
 
     /// A context for a request whose head is `head`.
     init(head: HTTPRequestHead) {

@@ -20,10 +20,13 @@ final class ServerCore: Sendable {
     let bodiesInFlight = Atomic<Int>(0)
     /// `HTTPServerConfiguration.returnMemoryAfterBytes`: 0 for never.
     let returnMemoryAfterBytes: Int
+    /// `HTTPServerConfiguration.onAnswered`.
+    let onAnswered: (@Sendable (HTTPAnswered) -> Void)?
 
     /// Creates the shared state for one server.
     init(onHead: @escaping @Sendable (HTTPRequestHead) -> HTTPHeadDecision, maxBodyBytes: Int, requestDeadlineSeconds: Double,
-         bodyBudget: Int = 0, returnMemoryAfterBytes: Int = 0) {
+         bodyBudget: Int = 0, returnMemoryAfterBytes: Int = 0, onAnswered: (@Sendable (HTTPAnswered) -> Void)? = nil) {
+        self.onAnswered = onAnswered
         self.onHead = onHead
         self.maxBodyBytes = maxBodyBytes
         self.watch = ConnectionWatch(seconds: requestDeadlineSeconds)

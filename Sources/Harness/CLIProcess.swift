@@ -157,6 +157,11 @@ public enum CLIProcess {
 public struct CLIProcessError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+
+    /// An error saying `message`.
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 extension CLIProcess {

@@ -5,6 +5,8 @@
 // the server wrote back. It parses a status line, header fields and a
 // Content-Length or chunked body (Node's answers are chunked); nothing more.
 
+import CGnuTLS
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,12 +43,40 @@ public enum HTTPTestClientError: Error, Equatable, Sendable {
     case sendFailed(errno: Int32)
     /// The bytes received are not an HTTP response.
     case malformed(String)
+    /// The TLS handshake failed (the reason GnuTLS gave).
+    case tlsFailed(String)
+}
+
+/// Ports that speak HTTPS, and the CA file their certificates are checked against: a
+/// connection to one of them handshakes first (GnuTLS), so every test and helper over
+/// `HTTPTestConnection` runs unchanged against a receiver serving TLS.
+public enum HTTPTestTLS {
+    private static let ports = Mutex<[Int: String]>([:])
+
+    /// From now on, connections to `port` speak TLS, trusting `authority` (a PEM CA file).
+    public static func register(port: Int, authority: String) {
+        ports.withLock { $0[port] = authority }
+    }
+
+    /// Connections to `port` are plain again.
+    public static func unregister(port: Int) {
+        _ = ports.withLock { $0.removeValue(forKey: port) }
+    }
+
+    static func authority(port: Int) -> String? {
+        ports.withLock { $0[port] }
+    }
 }
 
 /// One client TCP connection with blocking sends and deadline-bounded reads.
 public final class HTTPTestConnection {
     private var fd: Int32
     private var buffered: [UInt8] = []
+    /// The GnuTLS client session on a port registered with `HTTPTestTLS`; nil for plain TCP.
+    private var tls: UnsafeMutableRawPointer?
+
+    /// The TLS version negotiated ("TLS1.3"), nil for plain TCP.
+    public var tlsProtocol: String? { tls.map { String(cString: CGnuTLS_client_protocol($0)) } }
 
     /// Connects to `host` (numeric IPv4 or IPv6) and `port`, within `timeout` seconds.
     public init(host: String = "127.0.0.1", port: Int, timeout: Double = 5) throws(HTTPTestClientError) {
@@ -90,12 +120,39 @@ public final class HTTPTestConnection {
             guard socketError == 0 else { Glibc.close(fd); throw .connectFailed(errno: socketError) }
         }
         _ = fcntl(fd, F_SETFL, flags)
+        if let authority = HTTPTestTLS.authority(port: port) { try handshake(authority: authority, serverName: host, priorities: nil) }
+    }
+
+    /// Connects and handshakes TLS with `priorities` (GnuTLS' syntax; nil for its defaults),
+    /// trusting `authority`, whether or not the port is registered.
+    public convenience init(host: String = "127.0.0.1", port: Int, tlsAuthority authority: String, priorities: String?,
+                            timeout: Double = 5) throws(HTTPTestClientError) {
+        try self.init(host: host, port: port, timeout: timeout)
+        if tls == nil { try handshake(authority: authority, serverName: host, priorities: priorities) }
+    }
+
+    private func handshake(authority: String, serverName: String, priorities: String?) throws(HTTPTestClientError) {
+        // As curl does: under TLS 1.3 the client's Finished goes out alone, and with Nagle's
+        // algorithm the request behind it waits for the server's delayed ACK (40 ms on Linux;
+        // measured: every HTTPS request took 44 ms, 0.6 ms with TLS 1.2 or with this).
+        var on: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        var detail = [CChar](repeating: 0, count: 256)
+        tls = CGnuTLS_client_open(fd, authority, serverName, priorities, &detail, detail.count)
+        if tls == nil {
+            close()
+            throw .tlsFailed(String(decoding: detail.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
     }
 
     deinit { close() }
 
     /// Closes the connection (idempotent).
     public func close() {
+        if let session = tls {
+            CGnuTLS_client_close(session)
+            tls = nil
+        }
         if fd >= 0 {
             Glibc.close(fd)
             fd = -1
@@ -106,6 +163,12 @@ public final class HTTPTestConnection {
     public func send(_ bytes: [UInt8]) throws(HTTPTestClientError) {
         var offset = 0
         while offset < bytes.count {
+            if let session = tls {
+                let sent = bytes[offset...].withUnsafeBytes { CGnuTLS_client_send(session, $0.baseAddress, $0.count) }
+                guard sent > 0 else { throw .sendFailed(errno: EPIPE) }
+                offset += sent
+                continue
+            }
             let sent = bytes[offset...].withUnsafeBytes {
                 Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
             }
@@ -222,11 +285,18 @@ public final class HTTPTestConnection {
         while true {
             let remaining = deadline - monotonicNow()
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&pfd, 1, Int32(max(0, remaining * 1000)))
+            // Bytes GnuTLS already decrypted are not on the socket any more.
+            let pending = tls.map { CGnuTLS_client_pending($0) > 0 } ?? false
+            let ready = pending ? 1 : poll(&pfd, 1, Int32(max(0, remaining * 1000)))
             if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { throw .timedOut }
             var chunk = [UInt8](repeating: 0, count: 65536)
-            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = chunk.withUnsafeMutableBytes { raw in
+                tls.map { CGnuTLS_client_recv($0, raw.baseAddress, raw.count) } ?? recv(fd, raw.baseAddress, raw.count, 0)
+            }
+            // GNUTLS_E_AGAIN (-28): a record not yet whole.
+            if tls != nil, count == -28 { continue }
+            if tls != nil, count < 0 { return false } // a TLS alert or a reset: the server is gone
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 return false // ECONNRESET and friends: the server is gone

@@ -24,9 +24,17 @@ public enum StrideeDecoder {
     /// One `healthkit.wellness.v1` body → its items, in body order, one per identity (`kind`,
     /// `startTime`): of items sharing one, the later in the body is kept (as stored).
     public static func decodeWellness(_ body: [UInt8], now: Int64 = Plausibility.nowMilliseconds()) throws(StrideePayloadError) -> [WellnessItem] {
-        try body.withUnsafeBufferPointer { (b) throws(StrideePayloadError) -> [WellnessItem] in
+        try decodeWellnessCounting(body, now: now).items
+    }
+
+    /// `decodeWellness`, with how many items the body held before those of one identity became
+    /// one (the rest are duplicates, for the metrics).
+    public static func decodeWellnessCounting(_ body: [UInt8], now: Int64 = Plausibility.nowMilliseconds())
+        throws(StrideePayloadError) -> (items: [WellnessItem], sent: Int) {
+        try body.withUnsafeBufferPointer { (b) throws(StrideePayloadError) -> (items: [WellnessItem], sent: Int) in
             var decoder = StrideeWellnessDecoder(b, latest: Plausibility.latestMilliseconds(now: now))
-            return try decoder.decode()
+            let items = try decoder.decode()
+            return (items, decoder.sent)
         }
     }
 }

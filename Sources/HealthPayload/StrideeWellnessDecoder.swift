@@ -57,6 +57,8 @@ struct StrideeWellnessDecoder {
     private let b: UnsafeBufferPointer<UInt8>
     private let reader: StrideeFieldReader
     private var tape: [JSONNode] = []
+    /// The items the body held, before those of one identity became one (set by `decode`).
+    private(set) var sent = 0
     private var slots = [Int](repeating: -1, count: Field.allCases.count)
     private var entrySlots = [Int](repeating: -1, count: 3)
 
@@ -86,6 +88,7 @@ struct StrideeWellnessDecoder {
         }
         try cursor.finish()
         guard let items else { throw StrideePayloadError(path: "items", "missing") }
+        sent = items.count
         return Self.onePerIdentity(items)
     }
 

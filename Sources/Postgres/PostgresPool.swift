@@ -19,6 +19,8 @@ public final class PostgresPool: @unchecked Sendable {
     private var idle: [PostgresConnection] = []
     private var open = 0
     private var closed = false
+    private var waitingNow = 0
+    private var waitedTotal = 0
 
     /// - Parameters:
     ///   - connectionString: libpq keyword string or URI, read by libpq; never logged. One
@@ -115,9 +117,29 @@ public final class PostgresPool: @unchecked Sendable {
         return open
     }
 
+    /// What the pool holds now, for metrics.
+    public struct Statistics: Sendable, Equatable {
+        /// Connections open, idle or in use.
+        public var open: Int
+        /// Connections open and not handed out.
+        public var idle: Int
+        /// Callers waiting for a connection now.
+        public var waiting: Int
+        /// Callers that had to wait for a connection, since the pool was made.
+        public var waitedTotal: Int
+    }
+
+    /// The pool's counts now.
+    public var statistics: Statistics {
+        condition.lock()
+        defer { condition.unlock() }
+        return Statistics(open: open, idle: idle.count, waiting: waitingNow, waitedTotal: waitedTotal)
+    }
+
     private func acquire(forceNew: Bool = false) throws -> PostgresConnection {
         condition.lock()
         let deadline = Date().addingTimeInterval(waitLimit)
+        var waited = false
         while true {
             if closed {
                 condition.unlock()
@@ -159,7 +181,12 @@ public final class PostgresPool: @unchecked Sendable {
                     throw error
                 }
             }
-            if !condition.wait(until: deadline) {
+            if !waited { waitedTotal += 1 }
+            waited = true
+            waitingNow += 1
+            let woken = condition.wait(until: deadline)
+            waitingNow -= 1
+            if !woken {
                 condition.unlock()
                 throw PostgresError(kind: .poolTimeout, message: "all \(maxConnections) connections busy for \(Int(waitLimit)) s")
             }

@@ -58,23 +58,30 @@ extension Receiver {
                     try stridee.storeWorkout(workout.take()!, person: person, connect: connect, bodySHA256: digest)
                 }
                 switch result {
-                case .stored, .unchanged: return .workoutAccepted(uuid: uuid)
+                case .stored, .replaced, .unchanged:
+                    let outcome: SampleOutcome = result == .stored ? .inserted : result == .replaced ? .replaced : .duplicate
+                    metrics?.stored(.strideeWorkout, person: person, [outcome: 1])
+                    return .workoutAccepted(uuid: uuid)
                 case .notConnected: return .notConnected
                 }
             case .wellness:
                 let decoded = timing.measure(\.decodeMilliseconds) {
-                    Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWellness(body) }
+                    Result { () throws(StrideePayloadError) in try StrideeDecoder.decodeWellnessCounting(body) }
                 }
-                let items: [WellnessItem]
+                let items: [WellnessItem], sent: Int
                 switch decoded {
-                case .success(let value): items = value
+                case .success(let value): (items, sent) = value
                 case .failure(let error): return .strideeRejected(error)
                 }
-                let (result, stored) = try timing.measure(\.storeMilliseconds) {
+                let (result, stored, inserted) = try timing.measure(\.storeMilliseconds) {
                     try stridee.storeWellness(items, person: person, connect: connect)
                 }
                 switch result {
-                case .stored, .unchanged: return .wellnessAccepted(items: stored)
+                case .stored, .replaced, .unchanged:
+                    // Two items of one identity in a body are one: the other is a duplicate.
+                    metrics?.stored(.strideeWellness, person: person,
+                                    [.inserted: inserted, .replaced: stored - inserted, .duplicate: sent - stored])
+                    return .wellnessAccepted(items: stored)
                 case .notConnected: return .notConnected
                 }
             case .connection:

@@ -20,12 +20,17 @@ public final class Receiver: Sendable {
     let stridee: StrideeStore
     let tokens: TokenStore
     let configuration: ReceiverConfiguration
+    /// Where samples, 503 causes and the last batch are counted; nil counts nothing.
+    let metrics: ReceiverMetrics?
     /// False while `serve` is still migrating the database: every request is then `503` with
     /// `Retry-After` (`/healthz` included), and nothing touches the database.
     private let ready: Atomic<Bool>
 
-    /// A receiver over `pool`; with `ready` false it answers `503` until `markReady()`.
-    public init(pool: PostgresPool, configuration: ReceiverConfiguration = ReceiverConfiguration(), ready: Bool = true) {
+    /// A receiver over `pool`; with `ready` false it answers `503` until `markReady()`. With
+    /// `metrics`, what it stores and why it answers 503 are counted there.
+    public init(pool: PostgresPool, configuration: ReceiverConfiguration = ReceiverConfiguration(), ready: Bool = true,
+                metrics: ReceiverMetrics? = nil) {
+        self.metrics = metrics
         self.pool = pool
         self.store = BatchStore(pool: pool)
         self.stridee = StrideeStore(pool: pool)
@@ -165,9 +170,13 @@ public final class Receiver: Sendable {
         case .batches(let batches):
             do {
                 let digest = SHA256.hash(body)
-                return .stored(try timing.measure(\.storeMilliseconds) {
+                let counts = try timing.measure(\.storeMilliseconds) {
                     try store.store(batches, person: person, origin: .http, bodySHA256: digest)
-                })
+                }
+                metrics?.stored(format == .json ? .healthdJSON : .healthdCSV, person: person,
+                                [.inserted: counts.inserted, .duplicate: counts.duplicates, .replaced: counts.replaced,
+                                 .quarantined: counts.quarantined])
+                return .stored(counts)
             } catch {
                 return .failed(error)
             }
@@ -189,6 +198,7 @@ public final class Receiver: Sendable {
         if case .failed(let error) = outcome {
             Log.event("http.store_failed", ["person": person ?? "-", "error": "\(error)"])
         }
+        if let metrics, let cause = outcome.unavailableCause { metrics.unavailable(cause) }
     }
 
     /// Whose request it is, from its credential header: `--auth-header` for healthd,

@@ -97,6 +97,18 @@ enum ReceiverOutcome {
         }
     }
 
+    /// Why this outcome is a 503 or 500, for the metrics; nil for any other answer.
+    var unavailableCause: UnavailableCause? {
+        switch self {
+        case .migrating: return .migrating
+        case .failed(let error):
+            guard let postgres = error as? PostgresError else { return .internalError }
+            if postgres.isTimeout { return postgres.sqlState == "55P03" ? .lockTimeout : .statementTimeout }
+            return postgres.isTransient ? .databaseDown : .internalError
+        default: return nil
+        }
+    }
+
     static func error(_ message: String) -> String {
         "{\"error\":" + JSONString.quoted(message) + "}"
     }

@@ -18,8 +18,10 @@ public struct StrideeConnection: Sendable, Equatable {
 
 /// What storing a Stridee push did (`health_store.push_outcome`).
 public enum StrideePushResult: String, Sendable, Equatable {
-    /// Stored (a workout new or changed, or a wellness batch).
+    /// Stored (a workout new to the person, or a wellness batch).
     case stored
+    /// A workout held before with another body, replaced whole.
+    case replaced
     /// The same workout body again: nothing changed but when it was last received.
     case unchanged
     /// A device push while the person is not connected: nothing stored (`409`).
@@ -134,10 +136,11 @@ public struct StrideeStore: Sendable {
     }
 
     /// Stores the items of one decoded `healthkit.wellness.v1` body of `person`, each replacing
-    /// the item of the same kind and start; `connect` as for `storeWorkout`. Answers the outcome
-    /// and how many items were stored (two of one identity in one body are one).
+    /// the item of the same kind and start; `connect` as for `storeWorkout`. Answers the outcome,
+    /// how many items were stored (two of one identity in one body are one) and how many of
+    /// those were new (the rest replaced an item held).
     public func storeWellness(_ items: [WellnessItem], person: String,
-                              connect: Bool) throws -> (result: StrideePushResult, stored: Int) {
+                              connect: Bool) throws -> (result: StrideePushResult, stored: Int, inserted: Int) {
         let parameters: [(any PostgresBindable)?] = [
             person, connect,
             PostgresArrayParameter.text(items.map { $0.kind.rawValue }),
@@ -151,11 +154,11 @@ public struct StrideeStore: Sendable {
         ]
         let row = try pool.withConnection { connection in
             try connection.query("""
-                SELECT outcome::text, items
+                SELECT outcome::text, items, inserted
                 FROM health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz)
                 """, parameters).first
         }
-        return (try StrideePushResult.decode(row?[0]), try row?.decode(1) ?? 0)
+        return (try StrideePushResult.decode(row?[0]), try row?.decode(1) ?? 0, try row?.decode(2) ?? 0)
     }
 
     /// Connects `person` (`active`) or disconnects them, and returns the connection; nil when

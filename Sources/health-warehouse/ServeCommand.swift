@@ -51,6 +51,7 @@ struct ServeCommand: Command {
         \(WriterTimeouts.help(column: 25))
           --insecure-no-auth     allow a non-loopback address with no token minted (every
                                  batch then belongs to person `default`)
+        \(OperationsOptions.help)
 
         The credential is checked when the header fields arrive, before any body is read.
         A batch that waits past --lock-timeout or runs past --statement-timeout is answered
@@ -73,11 +74,12 @@ struct ServeCommand: Command {
     var requestDeadline: Int
     var writerTimeouts: WriterTimeouts
     var insecureNoAuth: Bool
+    var operations: OperationsOptions
     var database: DatabaseOptions
 
     init(arguments: [String]) throws {
-        let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["insecure-no-auth"],
-                                         options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union([
+        let parsed = try ParsedArguments(arguments, command: Self.name, flags: OperationsOptions.flagNames.union(["insecure-no-auth"]),
+                                         options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(OperationsOptions.optionNames).union([
                                              "listen", "auth-header", "max-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
                                              "timeout", "request-deadline"]))
         guard parsed.positionals.isEmpty else {
@@ -111,18 +113,21 @@ struct ServeCommand: Command {
         requestDeadline = try parsed.integer("request-deadline", default: 60, range: 1...3600, command: Self.name)
         writerTimeouts = try WriterTimeouts(parsed, command: Self.name)
         insecureNoAuth = parsed.has("insecure-no-auth")
+        operations = try OperationsOptions(parsed, command: Self.name)
         database = DatabaseOptions(parsed)
     }
 
-    /// Whether the listener speaks TLS, for the page's `Secure` cookie. Always false until
-    /// `serve --tls-cert` exists: set it from that flag then.
-    var listensWithTLS: Bool { false }
+    /// Whether the listener speaks TLS (`--tls-cert`), for the page's `Secure` cookie.
+    var listensWithTLS: Bool { operations.tls != nil }
 
     /// Listens first, then migrates (answering `503` meanwhile, `/healthz` and the page
     /// included), then takes batches: an upgrade waiting for a dashboard's transaction never
-    /// leaves the port closed.
+    /// leaves the port closed. A TLS pair is checked before anything else.
     func run() throws -> Int32 {
-        try database.withDatabase(migrate: false) { url in
+        if let tls = operations.tls {
+            do { try tls.load() } catch { throw CommandFailure(message: "\(error)", hint: "give a readable, current PEM pair with --tls-cert and --tls-key") }
+        }
+        return try database.withDatabase(migrate: false) { url in
             let pool = PostgresPool(connectionString: url, maxConnections: poolSize,
                                     sessionSettings: writerTimeouts.sessionSettings)
             defer { pool.close() }
@@ -132,33 +137,32 @@ struct ServeCommand: Command {
                     message: "refusing to listen on \(address) with no token minted: anyone who can reach it could write health data",
                     hint: "mint one with `health-warehouse token create --person NAME`, or pass --insecure-no-auth")
             }
-            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader), ready: false)
+            let metrics = ReceiverMetrics(version: BuildInfo.version, schema: BuildInfo.schema, pool: pool,
+                                          perPerson: operations.metricsPerPerson)
+            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader), ready: false,
+                                    metrics: metrics)
             let readerPool = WebUI.readerPool(connectionString: url)
             defer { readerPool.close() }
             let page = WebUI(tokenPool: pool, readerPool: readerPool,
                              configuration: WebUIConfiguration(secureCookies: listensWithTLS, openWithoutTokens: address.isLoopback))
             // Paths under /ui are the page's, before the receiver's any-path rule (CONTRACT.md §8);
             // until migrated, the receiver answers everything with 503.
-            let server = HTTPServer(configuration: HTTPServerConfiguration(
-                address: address, maxBodyBytes: maxBody, connectionLimit: connectionLimit,
-                perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
-                requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
-                returnMemoryAfterBytes: Self.returnMemoryAfterBytes),
+            let server = HTTPServer(configuration: serverConfiguration(metrics),
                 onHead: { head in receiver.isReady ? (page.admit(head) ?? receiver.admit(head)) : receiver.admit(head) })
+            let metricsServer = operations.metricsServer(metrics)
             let stopped = DispatchSemaphore(value: 0)
             let stopping = Atomic<Bool>(false)
             Shutdown.shared.takeOver { signal in
                 Log.event("serve.stopping", ["signal": signal == SIGINT ? "SIGINT" : "SIGTERM", "in_flight": server.requestsInFlight])
                 stopping.store(true, ordering: .sequentiallyConsistent)
                 server.stop(graceSeconds: 30)
+                metricsServer?.stop(graceSeconds: 0)
                 stopped.signal()
             }
-            do {
-                try server.start()
-            } catch {
-                throw CommandFailure(message: "cannot listen on \(address): \(error)", hint: "choose another address with --listen HOST:PORT")
-            }
-            Log.event("serve.listening", ["address": "\(address.host):\(server.boundPort)",
+            if server.usesTLS { Shutdown.shared.onHangUp { Self.reloadTLS(server) } }
+            try start(server, metricsServer)
+            Log.event("serve.listening", ["address": "\(address.host):\(server.boundPort)", "tls": server.usesTLS,
+                                          "metrics": metricsServer.map { "\(operations.metricsAddress!.host):\($0.boundPort)" } ?? "off",
                                           "auth": minted ? "tokens" : "none (person default)",
                                           "auth_header": authHeader, "max_body": maxBody, "body_budget": bodyBudget,
                                           "lock_timeout_ms": Int((writerTimeouts.lock * 1000).rounded()),
@@ -170,14 +174,52 @@ struct ServeCommand: Command {
                 return 0
             } catch {
                 server.stop(graceSeconds: 0)
+                metricsServer?.stop(graceSeconds: 0)
                 throw error
             }
             if let problem = page.checkReader() { Log.event("ui.unavailable", ["reason": problem]) }
+            if let last = OperationsOptions.lastBatch(pool) { metrics.restoreLastBatch(secondsSinceEpoch: last) }
             receiver.markReady()
             Log.event("serve.ready")
             stopped.wait()
             Log.event("serve.stopped")
             return 0
+        }
+    }
+
+    /// The receiver's listener: the options, TLS when asked, every answer counted in `metrics`.
+    func serverConfiguration(_ metrics: ReceiverMetrics) -> HTTPServerConfiguration {
+        HTTPServerConfiguration(
+            address: address, maxBodyBytes: maxBody, connectionLimit: connectionLimit,
+            perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
+            requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
+            returnMemoryAfterBytes: Self.returnMemoryAfterBytes, tls: operations.tls,
+            onAnswered: { metrics.answered($0) })
+    }
+
+    /// Starts the receiver, then the metrics listener; either failing stops both.
+    func start(_ server: HTTPServer, _ metricsServer: HTTPServer?) throws {
+        do {
+            try server.start()
+        } catch {
+            throw CommandFailure(message: "cannot listen on \(address): \(error)", hint: "choose another address with --listen HOST:PORT")
+        }
+        do {
+            try metricsServer?.start()
+        } catch {
+            server.stop(graceSeconds: 0)
+            throw CommandFailure(message: "cannot answer metrics on \(operations.metricsAddress!): \(error)",
+                                 hint: "choose another address with --metrics-listen HOST:PORT")
+        }
+    }
+
+    /// SIGHUP: the TLS pair read again for new connections; a refused one leaves the old served.
+    static func reloadTLS(_ server: HTTPServer) {
+        do {
+            let expiry = try server.reloadTLS()
+            Log.event("serve.tls_reloaded", ["expires_at": Int(expiry)])
+        } catch {
+            Log.event("serve.tls_reload_failed", ["error": "\(error)"])
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// compose.yaml, .env.example and the Dockerfile, read the way Compose and Docker read them.
 struct ComposeFile {

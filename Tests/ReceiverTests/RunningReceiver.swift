@@ -1,11 +1,15 @@
 import Foundation
+import Harness
 import HTTPServer
 import Postgres
 import Receiver
 import TestSupport
 import Warehouse
 
-/// A receiver on a loopback port over a test database, stopped by `stop()`.
+/// A receiver on a loopback port over a test database, stopped by `stop()`. With
+/// `HEALTH_WAREHOUSE_TEST_TLS=1` it serves HTTPS with the run's throwaway CA
+/// (`ThrowawayCA.shared`), and every client of these tests speaks TLS to it
+/// (`HTTPTestTLS`): `make test` runs the healthd and Stridee contract suites so a second time.
 final class RunningReceiver: Sendable {
     let server: HTTPServer
     let pool: PostgresPool
@@ -20,11 +24,20 @@ final class RunningReceiver: Sendable {
         // The credential is checked on the head, as in `serve`.
         server = HTTPServer(configuration: HTTPServerConfiguration(
             address: try ListenAddress.parse("127.0.0.1:0"), maxBodyBytes: maxBody, connectionLimit: 64,
-            connectionTimeoutSeconds: 10), onHead: receiver.admit)
+            connectionTimeoutSeconds: 10, tls: try Self.tlsFiles()), onHead: receiver.admit)
         try server.start()
+        if server.usesTLS { HTTPTestTLS.register(port: server.boundPort, authority: try ThrowawayCA.shared.get().certificatePath) }
+    }
+
+    /// The run's server pair when `HEALTH_WAREHOUSE_TEST_TLS=1`, else nil (plain HTTP).
+    static func tlsFiles() throws -> TLSFiles? {
+        guard ProcessInfo.processInfo.environment["HEALTH_WAREHOUSE_TEST_TLS"] == "1" else { return nil }
+        let ca = try ThrowawayCA.shared.get()
+        return TLSFiles(certificatePath: ca.directory + "/server.pem", keyPath: ca.directory + "/server.key")
     }
 
     func stop() {
+        if server.usesTLS { HTTPTestTLS.unregister(port: server.boundPort) }
         server.stop(graceSeconds: 5)
         pool.close()
     }

@@ -119,7 +119,8 @@ COMMENT ON FUNCTION health_store.accept_push(text, boolean, timestamptz) IS
 
 -- Stores one healthkit.v1 workout body, validated by the caller: the body replaces an earlier
 -- copy whole (streams and route included); the workout sample is made or updated unless
--- healthd sent the workout. Answers stored, unchanged (the same body again) or not_connected
+-- healthd sent the workout. Answers stored (new), replaced (another body held before), unchanged
+-- (the same body again) or not_connected
 -- (a device push while the person is not connected: nothing stored).
 --
 -- p_header   the body's top-level members without the streams and route
@@ -201,20 +202,22 @@ BEGIN
          'distanceMeters', (p_header->>'totalDistanceMeters')::double precision,
          'activeEnergyKilocalories', (p_header->>'totalEnergyKcal')::double precision));
   PERFORM health_store.store_samples(p_person, jsonb_build_array(v_sample), 'stridee', p_received_at, NULL);
-  RETURN 'stored';
+  RETURN CASE WHEN v_held IS NULL THEN 'stored' ELSE 'replaced' END;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.store_workout(text, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz) IS
-  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample unless healthd sent it; answers stored, unchanged or not_connected.';
+  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample unless healthd sent it; answers stored (new), replaced, unchanged or not_connected.';
 
 -- Stores a healthkit.wellness.v1 batch, validated by the caller, given as parallel arrays
 -- (one element per item, in body order): each item upserted on (person, kind, startTime), the
 -- later of two copies in one batch winning, kept as the exact json text sent. The columns come
 -- decoded (a json operator re-reads the item's text on every call: seven columns of 2,000 items
 -- measured ~40 ms). Answers the outcome and the number of items stored (two items of one
--- identity are one); nothing is stored for a device push while the person is not connected.
-CREATE OR REPLACE FUNCTION health_store.store_wellness(
+-- identity are one) and how many of them were new; nothing is stored for a device push while
+-- the person is not connected. (An answer's columns cannot change in place: dropped first.)
+DROP FUNCTION IF EXISTS health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz);
+CREATE FUNCTION health_store.store_wellness(
   p_person       text,
   p_connect      boolean,
   p_kind         text[],
@@ -227,7 +230,8 @@ CREATE OR REPLACE FUNCTION health_store.store_wellness(
   p_item         json[],
   p_received_at  timestamptz,
   OUT outcome    health_store.push_outcome,
-  OUT items      integer
+  OUT items      integer,
+  OUT inserted   integer
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -237,9 +241,11 @@ BEGIN
   IF NOT health_store.accept_push(p_person, p_connect, p_received_at) THEN
     outcome := 'not_connected';
     items := 0;
+    inserted := 0;
     RETURN;
   END IF;
 
+  WITH upserted AS (
   INSERT INTO health_store.wellness_items AS w (
     person, kind, start_at, calendar_date, end_at, tz_offset_s, is_final, item_id, item,
     first_received_at, last_received_at)
@@ -252,14 +258,16 @@ BEGIN
   ON CONFLICT (person, kind, start_at) DO UPDATE SET
     calendar_date = excluded.calendar_date, end_at = excluded.end_at, tz_offset_s = excluded.tz_offset_s,
     is_final = excluded.is_final, item_id = excluded.item_id, item = excluded.item,
-    last_received_at = excluded.last_received_at;
-  GET DIAGNOSTICS items = ROW_COUNT;
+    last_received_at = excluded.last_received_at
+  -- A row an INSERT made has no xmax; one ON CONFLICT updated has the updater's.
+  RETURNING (w.xmax = 0) AS is_new)
+  SELECT count(*), count(*) FILTER (WHERE is_new) INTO items, inserted FROM upserted;
   outcome := 'stored';
 END
 $$;
 
 COMMENT ON FUNCTION health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz) IS
-  'Stores a healthkit.wellness.v1 batch of a person (parallel arrays, one element per item), each item upserted on (person, kind, startTime) and kept as sent; answers stored and the items stored (one per identity), or not_connected and 0 when a device push finds the person not connected.';
+  'Stores a healthkit.wellness.v1 batch of a person (parallel arrays, one element per item), each item upserted on (person, kind, startTime) and kept as sent; answers stored, the items stored (one per identity) and how many were new, or not_connected and 0 when a device push finds the person not connected.';
 
 REVOKE EXECUTE ON FUNCTION
   health_store.store_route(text, uuid, text, health_store.workout_route),

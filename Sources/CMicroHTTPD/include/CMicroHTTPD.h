@@ -19,7 +19,10 @@
 /// MHD_OPTION_CONNECTION_TIMEOUT, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
 /// MHD_OPTION_NOTIFY_COMPLETED, MHD_OPTION_NOTIFY_CONNECTION and
 /// MHD_OPTION_UNESCAPE_CALLBACK (identity: the URL path is handed over as
-/// sent, not percent-decoded).
+/// sent, not percent-decoded). With `tls_priorities` and `tls_certificate_callback` (a
+/// gnutls_certificate_retrieve_function2, CGnuTLS_certificate_callback) both non-NULL, and
+/// MHD_USE_TLS in `flags`, also MHD_OPTION_HTTPS_PRIORITIES and MHD_OPTION_HTTPS_CERT_CALLBACK:
+/// each handshake asks the callback for the pair, so a reloaded one serves the next connection.
 ///
 /// On failure returns NULL, stores `errno` as it was right after
 /// MHD_start_daemon returned in `*error_number` (when not NULL), and
@@ -36,7 +39,13 @@ struct MHD_Daemon *CMicroHTTPD_start_daemon(unsigned int flags,
                                             unsigned int per_ip_connection_limit,
                                             unsigned int connection_timeout_s,
                                             size_t connection_memory_limit,
+                                            const char *tls_priorities,
+                                            void *tls_certificate_callback,
                                             int *error_number);
+
+/// 1 when this libmicrohttpd was built with TLS and the certificate callback
+/// (MHD_FEATURE_TLS, MHD_FEATURE_HTTPS_CERT_CALLBACK), else 0.
+int CMicroHTTPD_supports_tls(void);
 
 /// The last message MHD logged on the calling thread ("" when none).
 const char *CMicroHTTPD_last_error(void);
