@@ -16,10 +16,12 @@ func runStrideeReceiverSection(_ cluster: TestCluster, rides: Int, batches: Int)
     let ride = StrideeBodies.ride(seconds: 6 * 3600, powerEvery: 5)
     // Each ride a new workout: the body with its uuid replaced (same length, same bytes otherwise).
     let rideBodies = (0..<rides).map { n in withUUID(ride, String(format: "5D1E8C1A-2F7B-4E0C-9A43-%012d", n)) }
-    // Each batch new items (a first sync's history, paged at 2,000): 223 days of nine kinds, then the next 223.
+    // Each batch new items (a first sync's history, paged at 2,000): 223 days of nine kinds, then the next 223,
+    // the last batch ending before 2026-01-01 (a day after tomorrow is refused as implausible).
     let daysPerBatch = Int64(StrideeDecoder.maxWellnessItems / 9 + 1)
+    let firstDay = 1_767_225_600 - Int64(batches) * daysPerBatch * 86_400
     let wellnessBodies = (0..<batches).map { n in
-        StrideeBodies.wellness(count: StrideeDecoder.maxWellnessItems, seed: UInt64(7 + n), firstDay: 1_767_225_600 + Int64(n) * daysPerBatch * 86_400)
+        StrideeBodies.wellness(count: StrideeDecoder.maxWellnessItems, seed: UInt64(7 + n), firstDay: firstDay + Int64(n) * daysPerBatch * 86_400)
     }
     let decodedRide = try StrideeDecoder.decodeWorkout(ride)
     print("""
