@@ -166,10 +166,10 @@ public final class Receiver: Sendable {
             do {
                 let digest = SHA256.hash(body)
                 return .stored(try timing.measure(\.storeMilliseconds) {
-                    try store.store(batches, person: person, origin: .http, bodySHA256: digest)
+                    try store.store(batches, person: person, origin: .http, bodySHA256: digest, holdingCredential: true)
                 })
             } catch {
-                return .failed(error)
+                return .storeFailed(error)
             }
         }
     }

@@ -62,10 +62,11 @@ public struct TokenStore: Sendable {
     }
 
     /// True once any token was minted, even if since revoked: from then on every request
-    /// needs a live one. (Revoking the last token must not open the receiver to anyone.)
+    /// needs a live one. (Revoking the last token, or deleting the last person who held
+    /// tokens, must not open the receiver to anyone: `health_store.tokens_required()`.)
     public func anyMinted() throws -> Bool {
         try pool.withConnection { conn in
-            try conn.query("SELECT EXISTS (SELECT 1 FROM health_store.tokens)").first!.decode(0)
+            try conn.query("SELECT health_store.tokens_required()").first!.decode(0)
         }
     }
 
