@@ -127,7 +127,8 @@ struct PersonCommand: Command {
         }
         printOutput("person\ttokens\tsamples\tfirst_day\tlast_day\tlast_received_at")
         for row in rows {
-            printOutput(Log.escapingControls("\(row.person)\t\(row.tokens)\t\(row.samples)\t\(row.firstDay ?? "")\t\(row.lastDay ?? "")\t\(row.lastReceivedAt ?? "")"))
+            // Names follow PersonName's rule (no control characters); the rest are numbers and dates.
+            printOutput("\(row.person)\t\(row.tokens)\t\(row.samples)\t\(row.firstDay ?? "")\t\(row.lastDay ?? "")\t\(row.lastReceivedAt ?? "")")
         }
     }
 
