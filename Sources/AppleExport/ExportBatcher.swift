@@ -30,6 +30,9 @@ public struct ExportBatch: Sendable {
     public internal(set) var lineEnd = 0
     /// True for the batch cut at the document's end: the import is complete once it is stored.
     public internal(set) var isFinal = false
+    /// The export's `ExportDate` (ISO 8601 with the offset written), once the document gave
+    /// it: the moment the export holds the whole of Health at.
+    public internal(set) var exportDate: String?
 
     var samples = JSONWriter(capacity: 1 << 20)
     var sampleCount = 0
@@ -198,6 +201,7 @@ final class ExportBatcher {
     private func cut() {
         if batch.itemsEnd == 0 { batch.itemsEnd = max(position, resumeAfter) }
         var ready = batch
+        ready.exportDate = exportDate?.text
         batch = ExportBatch()
         if ready.sampleCount > 0 || (ready.isFinal && numbering.lastSequence > 0) {
             numbering.lastSequence += 1

@@ -4,7 +4,7 @@ import Pipeline
 import Postgres
 import Warehouse
 
-/// `health-warehouse import-apple-health PATH [--person P] [--json]`
+/// `health-warehouse import-apple-health PATH [--person P] [--reconcile [--dry-run] [--force]] [--json]`
 struct ImportAppleHealthCommand: Command {
     static let name = "import-apple-health"
     static let summary = "the Health app's own export (export.zip, its folder, or export.xml)"
@@ -27,12 +27,25 @@ struct ImportAppleHealthCommand: Command {
 
           --person NAME      whose data it is (default: default)
           --json             print the summary as one JSON object on stdout
+          --reconcile        then mark as deleted every sample of the person, whatever way it
+                             came in, that starts before the export's ExportDate, is of a type
+                             the export carries, and that no record of it matches (same type,
+                             start, end and value; a workout: same start and end). A marked
+                             sample keeps its row, counts nowhere, and is listed in
+                             health.deleted_samples; receiving it again brings it back.
+                             Refused, nothing changed, when a type would lose more than 20 %
+                             of its samples held before the ExportDate, when the export is
+                             older than the last one reconciled, or when an element of it
+                             could not be read
+          --dry-run          with --reconcile: change nothing (the import neither), print what
+                             would be marked, per type and month
+          --force            with --reconcile: mark even what the refusals above would stop
         \(WriterTimeouts.help(column: 21))
 
         A progress bar shows on a terminal. Elements that cannot be read are skipped, each
         named on stderr with its line, and the rest is imported.
-        Exit codes: 0 imported (or unchanged); 1 something was skipped, the import was
-        stopped, or it failed (named on stderr); 64 usage.
+        Exit codes: 0 imported (or unchanged, or reconciled); 1 something was skipped, the
+        import was stopped, a reconciliation was refused, or it failed (named on stderr); 64 usage.
 
         \(DatabaseOptions.help)
         """
@@ -40,11 +53,14 @@ struct ImportAppleHealthCommand: Command {
     var path: String
     var person: String
     var json: Bool
+    var reconcile: Bool
+    var dryRun: Bool
+    var force: Bool
     var writerTimeouts: WriterTimeouts
     var database: DatabaseOptions
 
     init(arguments: [String]) throws {
-        let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["json"],
+        let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["json", "reconcile", "dry-run", "force"],
                                          options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(["person"]))
         guard parsed.positionals.count == 1 else {
             throw UsageError(message: parsed.positionals.isEmpty
@@ -55,6 +71,12 @@ struct ImportAppleHealthCommand: Command {
         person = parsed.value("person") ?? PersonName.defaultPerson
         do { try PersonName.validate(person) } catch { throw UsageError(message: "\(error)", command: Self.name) }
         json = parsed.has("json")
+        reconcile = parsed.has("reconcile")
+        dryRun = parsed.has("dry-run")
+        force = parsed.has("force")
+        if (dryRun || force) && !reconcile {
+            throw UsageError(message: "--\(dryRun ? "dry-run" : "force") goes with --reconcile", command: Self.name)
+        }
         writerTimeouts = try WriterTimeouts(parsed, command: Self.name)
         database = DatabaseOptions(parsed)
     }
@@ -64,28 +86,42 @@ struct ImportAppleHealthCommand: Command {
         Shutdown.shared.takeOver { _ in }
         let stop: @Sendable () -> Bool = { Shutdown.shared.isRequested }
         return try database.withWriterPool(writerTimeouts) { pool in
-            let display = ProgressDisplay(enabled: isatty(STDERR_FILENO) == 1)
-            let shown = path
-            let summary: ImportSummary
-            do {
-                summary = try AppleExportImporter(pool: pool, person: person).run(
-                    path, shouldStop: stop,
-                    onSkipped: { display.clearThen("error: \(shown): \($0)") },
-                    onProgress: { display.show(line: Self.progressLine($0)) })
-            } catch let error as AppleExportError {
-                display.clear()
-                throw CommandFailure(message: error.message,
-                                     hint: "PATH is the Health app's export.zip, its apple_health_export folder, or export.xml")
-            }
-            display.clear()
+            if reconcile { return try ExportReconcile(command: self, pool: pool, shouldStop: stop).run() }
+            let summary = try importExport(pool: pool, shouldStop: stop)
             printError(summary.line(path: path))
             if json { printOutput(summary.jsonText) }
-            if summary.interrupted {
-                printError("error: stopped; the next run of the same command goes on after the last stored batch")
-                return 1
-            }
-            return summary.skipped > 0 ? 1 : 0
+            return Self.exitCode(summary)
         }
+    }
+
+    /// The import itself, with its progress bar and skipped elements named.
+    func importExport(pool: PostgresPool, shouldStop: @escaping @Sendable () -> Bool) throws -> ImportSummary {
+        let display = ProgressDisplay(enabled: isatty(STDERR_FILENO) == 1)
+        let shown = path
+        do {
+            let summary = try AppleExportImporter(pool: pool, person: person).run(
+                path, shouldStop: shouldStop,
+                onSkipped: { display.clearThen("error: \(shown): \($0)") },
+                onProgress: { display.show(line: Self.progressLine($0)) })
+            display.clear()
+            return summary
+        } catch let error as AppleExportError {
+            display.clear()
+            throw Self.notAnExport(error)
+        }
+    }
+
+    static func notAnExport(_ error: AppleExportError) -> CommandFailure {
+        CommandFailure(message: error.message, hint: "PATH is the Health app's export.zip, its apple_health_export folder, or export.xml")
+    }
+
+    /// 1 when the import was stopped or skipped something (named on stderr), else 0.
+    static func exitCode(_ summary: ImportSummary) -> Int32 {
+        if summary.interrupted {
+            printError("error: stopped; the next run of the same command goes on after the last stored batch")
+            return 1
+        }
+        return summary.skipped > 0 ? 1 : 0
     }
 
     /// `[########------------]  41%  862/2100 MB  52,310 records  27,844 records/s  1:12 left`

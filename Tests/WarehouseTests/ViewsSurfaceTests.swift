@@ -32,6 +32,7 @@ struct ViewsSurfaceTests {
             ("first_received_at", "timestamp with time zone"),
             ("last_received_at", "timestamp with time zone"),
             ("export_id", "uuid"),
+            ("deleted_at", "timestamp with time zone"),
         ]),
         ("catalog", [
             ("type", "text"),
@@ -179,6 +180,12 @@ struct ViewsSurfaceTests {
             ("start_at", "timestamp with time zone"), ("end_at", "timestamp with time zone"),
             ("value", "double precision"), ("parts", "integer"), ("parts_total", "double precision"),
             ("counted", "boolean"),
+        ]),
+        ("deleted_samples", [
+            ("person", "text"), ("day", "date"), ("type", "text"), ("source", "text"), ("uuid", "uuid"),
+            ("start_at", "timestamp with time zone"), ("end_at", "timestamp with time zone"),
+            ("value", "double precision"), ("deleted_at", "timestamp with time zone"),
+            ("export_date", "timestamp with time zone"),
         ]),
         ("daily_summary", [
             ("person", "text"),

@@ -15,6 +15,9 @@
 -- that started earlier (samples_person_long_spans, bounded by long_spans). Whether such a
 -- sample covers anything is one window function over them; only the ones that do are summed.
 --
+-- A sample Health deleted (62_deletions.sql) is not held for this rule: it is neither a part
+-- nor a covering sample.
+--
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
 -- The coalescing rule on numbers: two or more parts whose exact sum is the covering sample's
@@ -101,13 +104,13 @@ BEGIN
     CROSS JOIN LATERAL (
       -- Everything starting in the island or the hour before it…
       SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
-      WHERE s.person = p_person AND s.type = r.type AND s.source = r.source
+      WHERE s.person = p_person AND s.type = r.type AND s.source = r.source AND s.deleted_at IS NULL
         AND s.start_at >= r.lo - interval '1 hour' AND s.start_at <= r.hi
         AND s.day BETWEEN health_store.utc_date(r.lo - interval '1 hour') - 1 AND health_store.utc_date(r.hi) + 1
       UNION ALL
       -- …and the long samples that started earlier (after the previous island) and reach into it.
       SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
-      WHERE s.person = p_person AND s.type = r.type AND s.source = r.source
+      WHERE s.person = p_person AND s.type = r.type AND s.source = r.source AND s.deleted_at IS NULL
         AND s.end_at - s.start_at > interval '1 hour'
         AND s.start_at >= r.lo - r.longest AND s.start_at < r.lo - interval '1 hour' AND s.start_at > r.previous_hi
         AND s.end_at >= r.lo
@@ -145,7 +148,7 @@ BEGIN
     CROSS JOIN LATERAL (
       SELECT count(*) AS samples, sum(q.value::numeric) AS total
       FROM health_store.samples q
-      WHERE q.person = p_person AND q.type = k.type AND q.source = k.source
+      WHERE q.person = p_person AND q.type = k.type AND q.source = k.source AND q.deleted_at IS NULL
         AND q.start_at >= k.start_at AND q.start_at <= k.end_at AND q.end_at <= k.end_at
         AND q.day BETWEEN health_store.utc_date(k.start_at) - 1 AND health_store.utc_date(k.end_at) + 1
     ) p

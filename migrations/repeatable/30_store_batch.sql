@@ -82,12 +82,13 @@ BEGIN
            x.s AS payload, x.rule = 'total' AS is_total,
            o.uuid IS NOT NULL AS held, o.payload AS old_payload, o.origin AS old_origin,
            o.day AS old_day, o.type AS old_type, o.source AS old_source,
-           o.start_at AS old_start_at, o.end_at AS old_end_at, o.is_total AS old_is_total
+           o.start_at AS old_start_at, o.end_at AS old_end_at, o.is_total AS old_is_total,
+           o.deleted_at IS NOT NULL AS old_deleted
     FROM latest x
     -- One primary-key probe per sample (LATERAL keeps the planner from scanning the
     -- person's rows).
     LEFT JOIN LATERAL (
-      SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source, h.start_at, h.end_at,
+      SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source, h.start_at, h.end_at, h.deleted_at,
              h.type IN (SELECT t.type FROM health_store.total_types t) AS is_total
       FROM health_store.samples h
       WHERE h.person = p_person AND h.uuid = x.uuid
@@ -109,7 +110,8 @@ BEGIN
   ),
   -- A held uuid with other content: the newer copy replaces the older, unless the older came
   -- from an origin that wins (origin_rank). The same content again is a duplicate and the row
-  -- is not touched.
+  -- is not touched — unless it was marked deleted: received again, it exists again
+  -- (62_deletions.sql), and counts again.
   replaced AS (
     UPDATE health_store.samples AS t SET
       id = x.id, type = x.type, grp = x.grp, kind = x.kind, source = x.source,
@@ -117,7 +119,7 @@ BEGIN
       category_name = x.category_name, activity_type = x.activity_type,
       activity_name = x.activity_name, duration_s = x.duration_s, distance_m = x.distance_m,
       energy_kcal = x.energy_kcal, payload = x.payload, last_received_at = p_received_at,
-      export_id = p_export, origin = p_origin
+      export_id = p_export, origin = p_origin, deleted_at = NULL, deleted_by_export = NULL
     FROM typed x
     WHERE x.held AND x.old_payload IS DISTINCT FROM x.payload
       AND v_rank >= health_store.origin_rank(x.old_origin)
@@ -125,17 +127,28 @@ BEGIN
     RETURNING t.day, t.type, t.source, t.start_at, t.end_at, x.is_total, x.old_day, x.old_type, x.old_source,
               x.old_start_at, x.old_end_at, x.old_is_total
   ),
+  revived AS (
+    UPDATE health_store.samples AS t SET deleted_at = NULL, deleted_by_export = NULL
+    FROM typed x
+    WHERE x.held AND x.old_deleted
+      AND NOT (x.old_payload IS DISTINCT FROM x.payload AND v_rank >= health_store.origin_rank(x.old_origin))
+      AND t.person = p_person AND t.uuid = x.uuid
+    RETURNING t.day, t.type, t.source, t.start_at, t.end_at, x.old_is_total AS is_total
+  ),
   written_spans AS (
     SELECT i.type, i.source, i.start_at, i.end_at FROM inserted i
     WHERE i.type IN (SELECT t.type FROM health_store.total_types t)
     UNION ALL SELECT r.type, r.source, r.start_at, r.end_at FROM replaced r WHERE r.is_total
     UNION ALL SELECT r.old_type, r.old_source, r.old_start_at, r.old_end_at FROM replaced r WHERE r.old_is_total
+    UNION ALL SELECT v.type, v.source, v.start_at, v.end_at FROM revived v WHERE v.is_total
   ),
-  -- Rollup keys a replaced row left or joined: recomputed from the samples.
+  -- Rollup keys a replaced row left or joined, or a revived one joined: recomputed from the samples.
   recompute AS (
     SELECT day, type, source FROM replaced
     UNION
     SELECT old_day, old_type, old_source FROM replaced
+    UNION
+    SELECT day, type, source FROM revived
   )
   SELECT (SELECT count(*) FROM inserted),
          (SELECT count(*) FROM replaced),

@@ -57,6 +57,9 @@ BEGIN
   IF v_from IS NULL THEN
     RETURN;
   END IF;
+  -- A pushed sample marked deleted that a record of this export is a twin of exists again
+  -- (62_deletions.sql): brought back first, so it is found below like any other.
+  PERFORM health_store.revive_pushed_twins(p_person, p_samples);
   WITH x AS (
     SELECT e.ordinality AS pos, e.value AS s, e.value->>'type' AS type,
            (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
@@ -87,6 +90,47 @@ $$;
 
 COMMENT ON FUNCTION health_store.drop_pushed_twins(text, jsonb) IS
   'The samples of an import''s batch without those a held healthd or Stridee sample already is (same type, span to the second, reading), and how many were dropped. Called by store_batch for origin export.';
+
+-- Brings back the person's pushed samples marked deleted that a record of an import's batch is
+-- a twin of, with their coalescing rule and rollups. Marked samples are few: they are read
+-- through their own index, and nothing is done for a person who has none.
+CREATE OR REPLACE FUNCTION health_store.revive_pushed_twins(p_person text, p_samples jsonb) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_keys  health_store.rollup_key[];
+  v_spans health_store.span[];
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM health_store.samples s WHERE s.person = p_person AND s.deleted_at IS NOT NULL) THEN
+    RETURN;
+  END IF;
+  WITH x AS (
+    SELECT e.value->>'type' AS type, (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
+           health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value') AS value, e.value->'value' AS payload_value
+    FROM jsonb_array_elements(p_samples) AS e
+    LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
+  ),
+  revived AS (
+    UPDATE health_store.samples h SET deleted_at = NULL, deleted_by_export = NULL
+    FROM x
+    WHERE h.person = p_person AND h.deleted_at IS NOT NULL AND h.origin <> 'export' AND h.type = x.type
+      AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value', x.start_at, x.end_at, x.value, x.payload_value)
+    RETURNING h.day, h.type, h.source, h.start_at, h.end_at
+  )
+  SELECT (SELECT array_agg(DISTINCT ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM revived r),
+         (SELECT array_agg(ROW(r.type, r.source, r.start_at, r.end_at)::health_store.span) FROM revived r
+          WHERE r.type IN (SELECT t.type FROM health_store.total_types t))
+  INTO v_keys, v_spans;
+  IF v_spans IS NOT NULL THEN
+    v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
+  END IF;
+  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, NULL);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.revive_pushed_twins(text, jsonb) IS
+  'Brings back (unmarks) the person''s pushed samples marked deleted that a record of an import''s batch is a twin of, and redoes their rollups. Called by drop_pushed_twins under the person lock.';
 
 -- Before pushed samples are stored: deletes the imported samples they are twins of, keeps the
 -- rollups and coverings of what was deleted right, and moves an imported workout's route to the
@@ -230,6 +274,7 @@ COMMENT ON FUNCTION health_store.store_activity_summaries(text, jsonb, timestamp
 
 REVOKE EXECUTE ON FUNCTION
   health_store.pushed_from(text),
+  health_store.revive_pushed_twins(text, jsonb),
   health_store.drop_pushed_twins(text, jsonb),
   health_store.drop_export_twins(text, jsonb),
   health_store.store_export_route(text, uuid, timestamptz, timestamptz, health_store.workout_route),

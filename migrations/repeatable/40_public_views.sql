@@ -34,17 +34,18 @@ CREATE OR REPLACE VIEW health_store.workout_samples AS
 SELECT s.*
 FROM health_store.samples s
 JOIN health_store.catalog c ON c.type = s.type
-WHERE health_store.is_workout(c.rule, s.kind);
+WHERE health_store.is_workout(c.rule, s.kind) AND s.deleted_at IS NULL;
 
 COMMENT ON VIEW health_store.workout_samples IS
-  'Samples of the catalog''s workout rule sent as kind workout; health.workouts reads it.';
+  'Samples of the catalog''s workout rule sent as kind workout, but those Health deleted; health.workouts reads it.';
 
 ---------------------------------------------------------------------------------------------
 -- health.samples
 CREATE OR REPLACE VIEW health.samples AS
 SELECT s.person, s.uuid, s.id, s.type, s.grp, s.kind, s.source, s.start_at, s.end_at, s.day,
        s.value, s.unit, s.category_name, s.activity_type, s.activity_name, s.duration_s,
-       s.distance_m, s.energy_kcal, s.payload, s.first_received_at, s.last_received_at, s.export_id
+       s.distance_m, s.energy_kcal, s.payload, s.first_received_at, s.last_received_at, s.export_id,
+       s.deleted_at
 FROM health_store.samples s;
 
 COMMENT ON VIEW health.samples IS
@@ -71,6 +72,7 @@ COMMENT ON COLUMN health.samples.payload IS 'The whole sample object as sent, un
 COMMENT ON COLUMN health.samples.first_received_at IS 'When this uuid first arrived (timestamptz).';
 COMMENT ON COLUMN health.samples.last_received_at IS 'When the copy held arrived (timestamptz): the latest copy with different content.';
 COMMENT ON COLUMN health.samples.export_id IS 'exportId of the export run that sent the copy held.';
+COMMENT ON COLUMN health.samples.deleted_at IS 'When reconciling with the Health app''s export found the sample deleted in Health (health.deleted_samples); NULL while Health holds it. A deleted sample counts in no other view.';
 
 ---------------------------------------------------------------------------------------------
 -- health.daily_source_totals
@@ -261,7 +263,7 @@ CREATE OR REPLACE VIEW health.coalesced_samples AS
 SELECT c.person, s.day, c.type, c.source, c.uuid, c.start_at, c.end_at, s.value, c.parts,
        c.parts_total::double precision AS parts_total, c.counted
 FROM health_store.coverings c
-JOIN health_store.samples s ON s.person = c.person AND s.uuid = c.uuid;
+JOIN health_store.samples s ON s.person = c.person AND s.uuid = c.uuid AND s.deleted_at IS NULL;
 
 COMMENT ON VIEW health.coalesced_samples IS
   'Every sample of rule total that covers two or more samples of its own source (Apple Health replacing fine samples with one combined sample, or a source writing a long sample over short ones): one row each. counted is false for a coalescing — its parts add up to its value, so it counts in no total — and true when they do not.';
@@ -337,7 +339,7 @@ WITH f AS (
   JOIN health_store.deliveries d ON d.person = p.person AND d.delivery_id = p.last_delivery_id
   LEFT JOIN health_store.settings st ON st.person = p.person
   LEFT JOIN LATERAL (SELECT max(s.end_at) AS newest_sample_end_at FROM health_store.samples s
-                     WHERE s.person = p.person) n ON true
+                     WHERE s.person = p.person AND s.deleted_at IS NULL) n ON true
 )
 SELECT f.person,
        f.received_at AS last_received_at,

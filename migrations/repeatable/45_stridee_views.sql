@@ -15,9 +15,12 @@ CREATE OR REPLACE VIEW health.workout_route_points AS
 SELECT r.person, r.uuid, p.seq, p.t, p.lat, p.lon, p.altitude_m, p.speed_mps, p.course_deg,
        p.horizontal_accuracy_m, p.vertical_accuracy_m
 FROM health_store.workout_routes r
+-- The route of a workout Health deleted goes with it.
+LEFT JOIN health_store.samples w ON w.person = r.person AND w.uuid = r.uuid
 CROSS JOIN LATERAL unnest(r.t, r.lat, r.lon, r.altitude_m, r.speed_mps, r.course_deg,
                           r.horizontal_accuracy_m, r.vertical_accuracy_m)
-  WITH ORDINALITY AS p(t, lat, lon, altitude_m, speed_mps, course_deg, horizontal_accuracy_m, vertical_accuracy_m, seq);
+  WITH ORDINALITY AS p(t, lat, lon, altitude_m, speed_mps, course_deg, horizontal_accuracy_m, vertical_accuracy_m, seq)
+WHERE w.deleted_at IS NULL;
 
 COMMENT ON VIEW health.workout_route_points IS
   'Every GPS point of every workout route (from a Stridee body or the Health app''s export), in time order: one row per point. Draw one workout with WHERE person = … AND uuid = … ORDER BY seq.';
@@ -41,7 +44,9 @@ SELECT r.person, r.uuid, s.day, r.points, r.distance_m, r.elevation_gain_m,
          (SELECT jsonb_agg(jsonb_build_array(c.lon, c.lat) ORDER BY c.i)
           FROM unnest(r.lon, r.lat) WITH ORDINALITY AS c(lon, lat, i))) AS geojson
 FROM health_store.workout_routes r
-LEFT JOIN health_store.samples s ON s.person = r.person AND s.uuid = r.uuid;
+LEFT JOIN health_store.samples s ON s.person = r.person AND s.uuid = r.uuid
+-- The route of a workout Health deleted goes with it.
+WHERE s.deleted_at IS NULL;
 
 COMMENT ON VIEW health.workout_routes IS
   'One row per workout with a GPS route: its length, climb and shape as GeoJSON.';
@@ -59,7 +64,10 @@ CREATE OR REPLACE VIEW health.workout_streams AS
 SELECT s.person, s.uuid, s.stream, x.t, x.v AS value, k.unit
 FROM health_store.workout_streams s
 JOIN health_store.stream_kinds k ON k.stream = s.stream
-CROSS JOIN LATERAL unnest(s.t, s.v) AS x(t, v);
+-- The streams of a workout Health deleted go with it.
+LEFT JOIN health_store.samples w ON w.person = s.person AND w.uuid = s.uuid
+CROSS JOIN LATERAL unnest(s.t, s.v) AS x(t, v)
+WHERE w.deleted_at IS NULL;
 
 COMMENT ON VIEW health.workout_streams IS
   'Samples recorded during a workout and sent in its Stridee body: heart rate, running power, cycling power and cadence, one row per sample.';

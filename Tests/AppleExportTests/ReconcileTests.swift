@@ -1,0 +1,215 @@
+import AppleExport
+import Civil
+import DemoData
+import Foundation
+import Postgres
+import Testing
+import TestSupport
+
+/// Deletions reconciled from the Health app's export (CONTRACT.md §6): a generated person whose
+/// phone pushed every sample through healthd, and whose export (made afterwards) lacks some
+/// records — deleted in Health. `import-apple-health --reconcile` marks exactly the pushed
+/// samples those records were, and nothing else.
+@Suite("Deletions reconciled from the Health app's export")
+struct ReconcileTests {
+    static let options = DemoGenerator.Options(start: CivilDate("2024-03-01")!, days: 4, seed: 3)
+
+    /// An unpacked generated export with every `every`-th one-line Record of a type healthd sends
+    /// removed (deleted in Health before the export was made), and the person's pushed samples.
+    struct Person {
+        let folder: URL
+        /// (type, start as written) of each removed record.
+        let removed: [(type: String, start: String)]
+        let pushed: [DemoSample]
+
+        /// The export's folder (what `import-apple-health` reads).
+        var export: String { folder.appendingPathComponent("apple_health_export").path }
+        var xml: URL { folder.appendingPathComponent("apple_health_export/export.xml") }
+
+        /// The ExportDate as written (`2024-03-05 08:00:00 +0100`).
+        func exportDate() throws -> String {
+            let text = try String(contentsOf: xml, encoding: .utf8)
+            return try #require(text.split(separator: "\n").lazy.filter { $0.hasPrefix(" <ExportDate ") }
+                .compactMap { ReconcileTests.attribute($0, "value") }.first)
+        }
+
+        /// The ExportDate as an instant.
+        func exportInstant() throws -> Date { ReconcileTests.written(try exportDate()) }
+    }
+
+    /// An export's timestamp as written (`2024-03-05 08:00:00 +0100`).
+    static func written(_ text: String) -> Date {
+        let parse = DateFormatter()
+        parse.locale = Locale(identifier: "en_US_POSIX")
+        parse.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        return parse.date(from: text)!
+    }
+
+    static func person(removingEvery every: Int) throws -> Person {
+        let archive = try GeneratedExportTests.generate(days: options.days)
+        let folder = archive.deletingLastPathComponent()
+        let unzip = try CLIProcess.runProgram("/usr/bin/env", ["python3", "-c", "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])",
+                                                              archive.path, folder.path])
+        try #require(unzip.status == 0, "\(unzip.stderr)")
+        var pushed: [DemoSample] = []
+        DemoAppleExport.forEachDay(options) { _, samples in pushed += samples.filter { $0.type.group != "other" } }
+        let types = Set(pushed.map(\.type.identifier))
+        let xml = folder.appendingPathComponent("apple_health_export/export.xml")
+        var removed: [(String, String)] = []
+        var seen = 0
+        let kept = try String(contentsOf: xml, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+            guard line.hasPrefix(" <Record "), line.hasSuffix("/>"), let type = attribute(line, "type"), types.contains(type) else { return true }
+            seen += 1
+            guard seen % every == 0 else { return true }
+            removed.append((type, attribute(line, "startDate")!))
+            return false
+        }
+        try kept.joined(separator: "\n").write(to: xml, atomically: true, encoding: .utf8)
+        return Person(folder: folder, removed: removed, pushed: pushed)
+    }
+
+    static func attribute(_ line: Substring, _ name: String) -> String? {
+        guard let start = line.range(of: " \(name)=\"") else { return nil }
+        return String(line[start.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// healthd's batches of the person's samples, through the receiver's own store call.
+    static func push(_ db: TestDatabase, _ samples: [DemoSample]) throws {
+        for chunk in stride(from: 0, to: samples.count, by: 1000).map({ Array(samples[$0..<min($0 + 1000, samples.count)]) }) {
+            _ = try TwinTests.push(db, samples: chunk, window: ("2024-02-28T00:00:00.000+01:00", "2024-03-06T00:00:00.000+01:00"))
+        }
+    }
+
+    static func reconcile(_ db: TestDatabase, _ path: String, _ flags: [String] = []) throws -> CLIProcess.Output {
+        try CLIProcess.run(["import-apple-health", path, "--reconcile", "--json"] + flags, environment: ["DATABASE_URL": db.connectionString])
+    }
+
+    static func json(_ out: CLIProcess.Output) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any], "\(out.stdout)")
+    }
+
+    /// (type, start in UTC to the second) of a list of removed records, sorted.
+    static func instants(_ removed: [(type: String, start: String)]) -> [String] {
+        let print = ISO8601DateFormatter()
+        return removed.map { "\($0.type) \(print.string(from: written($0.start)))" }.sorted()
+    }
+
+    @Test("the pushed samples whose records the export lacks are marked deleted, exactly those; they leave every view and rollup, and healthd sending one again brings it back")
+    func marksExactlyTheDeleted() throws {
+        let person = try Self.person(removingEvery: 25)
+        defer { try? FileManager.default.removeItem(at: person.folder) }
+        #expect(person.removed.count > 20)
+        try TestPostgres.withDatabase { db in
+            try Self.push(db, person.pushed)
+            let before = try db.rows("SELECT day::text, steps::text FROM health.daily_summary ORDER BY day")
+            let out = try Self.reconcile(db, person.export)
+            #expect(out.status == 0, "\(out.stderr)")
+            let summary = try Self.json(out)
+            #expect(summary["deleted"] as? Int == person.removed.count)
+            let byType = try #require(summary["deleted_by_type"] as? [String: Int])
+            #expect(byType.values.reduce(0, +) == person.removed.count)
+            #expect(byType["HKQuantityTypeIdentifierStepCount"] == person.removed.filter { $0.type == "HKQuantityTypeIdentifierStepCount" }.count)
+
+            let marked = try db.rows("""
+                SELECT type || ' ' || to_char(start_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') FROM health.deleted_samples ORDER BY 1
+                """).compactMap { $0[0] }
+            #expect(marked == Self.instants(person.removed), "exactly the removed records' samples are marked")
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples WHERE export_date = $1::timestamptz",
+                                  [try person.exportInstant()], as: Int.self) == person.removed.count)
+            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE deleted_at IS NOT NULL", as: Int.self) == person.removed.count)
+            #expect(try db.rollupDifferences() == 0)
+
+            // The marked steps count nowhere: each day's winner is its own samples but the marked ones.
+            let steps = try db.rows("""
+                SELECT t.day::text, t.value::text, (SELECT sum(s.value)::text FROM health.samples s
+                  WHERE s.person = t.person AND s.day = t.day AND s.type = t.type AND s.source = t.source AND s.deleted_at IS NULL)
+                FROM health.daily_totals t WHERE t.type = 'HKQuantityTypeIdentifierStepCount' ORDER BY 1
+                """)
+            #expect(!steps.isEmpty && steps.allSatisfy { $0[1] == $0[2] }, "\(steps)")
+            #expect(try db.rows("SELECT day::text, steps::text FROM health.daily_summary ORDER BY day") != before)
+
+            // healthd sends one of them again: it exists again.
+            let uuid = try #require(try db.scalar("SELECT uuid::text FROM health.deleted_samples ORDER BY uuid LIMIT 1", as: String.self))
+            let again = try #require(person.pushed.first { $0.uuid.lowercased() == uuid })
+            try Self.push(db, [again])
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == person.removed.count - 1)
+            #expect(try db.scalar("SELECT deleted_at IS NULL FROM health.samples WHERE uuid = $1::uuid", [uuid], as: Bool.self) == true)
+            #expect(try db.rollupDifferences() == 0)
+        }
+    }
+
+    @Test("--dry-run prints what would be marked, per type and month, and changes nothing, the import neither")
+    func dryRun() throws {
+        let person = try Self.person(removingEvery: 25)
+        defer { try? FileManager.default.removeItem(at: person.folder) }
+        try TestPostgres.withDatabase { db in
+            try Self.push(db, person.pushed)
+            let held = try db.rows("SELECT count(*), count(deleted_at), (SELECT count(*) FROM health_store.deliveries), (SELECT count(*) FROM health_store.export_records) FROM health_store.samples")
+            let out = try Self.reconcile(db, person.export, ["--dry-run"])
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(try Self.json(out)["deleted"] as? Int == person.removed.count)
+            #expect(out.stderr.contains("would be marked deleted") && out.stderr.contains("2024-03"), "\(out.stderr)")
+            #expect(try db.rows("SELECT count(*), count(deleted_at), (SELECT count(*) FROM health_store.deliveries), (SELECT count(*) FROM health_store.export_records) FROM health_store.samples") == held)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations", as: Int.self) == 0)
+        }
+    }
+
+    @Test("refused, exit 1 and nothing changed: another phone's export (a type would lose everything), and an export older than the last one reconciled")
+    func refusals() throws {
+        let person = try Self.person(removingEvery: 25)
+        defer { try? FileManager.default.removeItem(at: person.folder) }
+        try TestPostgres.withDatabase { db in
+            // Someone else's export: none of this person's readings is in it.
+            let stranger = DemoGenerator.Options(start: CivilDate("2024-03-01")!, days: 4, seed: 99)
+            var theirs: [DemoSample] = []
+            DemoAppleExport.forEachDay(stranger) { _, samples in theirs += samples.filter { $0.type.group != "other" } }
+            try Self.push(db, theirs)
+            let held = try db.rows("SELECT count(*), (SELECT count(*) FROM health_store.deliveries) FROM health_store.samples")
+            let out = try Self.reconcile(db, person.export)
+            #expect(out.status == 1)
+            #expect(out.stderr.contains("more than 20 %") && out.stderr.contains("TypeIdentifier"), "\(out.stderr)")
+            #expect(try db.rows("SELECT count(*), (SELECT count(*) FROM health_store.deliveries) FROM health_store.samples") == held,
+                    "nothing imported, nothing marked")
+            #expect(try db.scalar("SELECT count(*) FROM health_store.export_records", as: Int.self) == 0)
+        }
+        try TestPostgres.withDatabase { db in
+            try Self.push(db, person.pushed)
+            #expect(try Self.reconcile(db, person.export).status == 0)
+            let marked = try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self)
+            // The same export, dated a day earlier: older than the one reconciled.
+            let date = try person.exportDate()
+            let earlier = "2024-03-0" + String(Int(String(date[date.index(date.startIndex, offsetBy: 9)]))! - 1) + date.dropFirst(10)
+            let text = try String(contentsOf: person.xml, encoding: .utf8)
+            try text.replacingOccurrences(of: "<ExportDate value=\"\(date)\"/>", with: "<ExportDate value=\"\(earlier)\"/>")
+                .write(to: person.xml, atomically: true, encoding: .utf8)
+            let out = try Self.reconcile(db, person.export)
+            #expect(out.status == 1)
+            #expect(out.stderr.contains("older than the last one reconciled"), "\(out.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == marked)
+        }
+    }
+
+    @Test("never touched: samples starting at or after the ExportDate, and types the export carries no record of")
+    func neverTouched() throws {
+        let person = try Self.person(removingEvery: 25)
+        defer { try? FileManager.default.removeItem(at: person.folder) }
+        try TestPostgres.withDatabase { db in
+            try Self.push(db, person.pushed)
+            // At the ExportDate itself: not before it.
+            let at = Int64((try person.exportInstant().timeIntervalSince1970 * 1000).rounded())
+            let later = DemoSample(uuid: "0E5C1D2A-1111-4000-8000-000000000001", type: .steps, source: "com.example.phone",
+                                   start: at, end: at + 300_000, value: "12")
+            let unknown = DemoSample(uuid: "0E5C1D2A-1111-4000-8000-000000000002",
+                                     type: DemoType(identifier: "HKQuantityTypeIdentifierNumberOfAlcoholicBeverages", group: "other", kind: "quantity"),
+                                     source: "com.example.phone",
+                                     start: Bodies.instant("2024-03-02T20:00:00.000+01:00").millisecondsSinceEpoch,
+                                     end: Bodies.instant("2024-03-02T20:00:00.000+01:00").millisecondsSinceEpoch, value: "1")
+            try Self.push(db, [later, unknown])
+            let out = try Self.reconcile(db, person.export)
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples WHERE uuid IN ($1::uuid, $2::uuid)",
+                                  [later.uuid, unknown.uuid], as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == person.removed.count)
+        }
+    }
+}

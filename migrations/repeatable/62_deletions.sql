@@ -1,0 +1,216 @@
+-- Deletions (CONTRACT.md §6): your copy follows Health. The Health app's export is the whole of
+-- Health at the moment it was made (its ExportDate). `import-apple-health PATH --reconcile`
+-- stages the export's records (stage_export_records, while the file is read), imports it, and
+-- then marks as deleted every sample of the person — whatever way it came in — that starts
+-- before the ExportDate, is of a type the export carries, and that no record of the export
+-- matches by the twin rule (health_store.is_twin: type, start and end within a second, the same
+-- reading, whatever the source is called; a workout by its span). Nothing is erased: a marked
+-- sample keeps its row with when and by which export it was marked, and counts nowhere — the
+-- rollups, the coalescing rule and every view but health.samples and health.deleted_samples
+-- leave it out. Receiving the same uuid again (store_samples), or a later export holding its
+-- twin (drop_pushed_twins), is proof it exists again: the mark goes.
+--
+-- Safety: a reconciliation is refused, nothing marked, when a type would lose more than 20 % of
+-- the samples the person held before the ExportDate when the command started (unless forced),
+-- or when the export is older than the last one reconciled for the person.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+-- Stages the records of one batch of the export being reconciled (healthd-shaped samples, as
+-- store_batch takes them): their type, span and reading. Returns how many.
+CREATE OR REPLACE FUNCTION health_store.stage_export_records(p_person text, p_run uuid, p_samples jsonb)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_staged integer;
+BEGIN
+  INSERT INTO health_store.export_records (person, run, type, start_at, end_at, value, payload_value)
+  SELECT p_person, p_run, e.value->>'type', (e.value->>'start')::timestamptz, (e.value->>'end')::timestamptz,
+         health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value'), e.value->'value'
+  FROM jsonb_array_elements(p_samples) AS e
+  LEFT JOIN health_store.catalog c ON c.type = e.value->>'type';
+  GET DIAGNOSTICS v_staged = ROW_COUNT;
+  RETURN v_staged;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.stage_export_records(text, uuid, jsonb) IS
+  'Stages the records of one batch of an export being reconciled (type, span, reading) under the run; returns how many.';
+
+-- Removes what a reconciliation of the person staged: the run given, or every run (NULL; what a
+-- crashed command left).
+CREATE OR REPLACE FUNCTION health_store.discard_export_records(p_person text, p_run uuid)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  DELETE FROM health_store.export_records r WHERE r.person = p_person AND (p_run IS NULL OR r.run = p_run);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.discard_export_records(text, uuid) IS
+  'Removes the records a reconciliation of a person staged: of one run, or of every run (NULL).';
+
+-- The samples a reconciliation would mark: the person's samples held when the command started
+-- (first received before p_started_at, not marked), starting before the ExportDate, of a type
+-- the staged export carries, that no staged record is a twin of. The staged records are probed
+-- by their index on (type, start): a twin starts within a second.
+CREATE OR REPLACE FUNCTION health_store.reconcile_candidates(p_person text, p_run uuid, p_export_date timestamptz,
+                                                             p_started_at timestamptz)
+RETURNS TABLE (uuid uuid, type text, day date)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  v_types text[] := ARRAY(SELECT DISTINCT r.type FROM health_store.export_records r WHERE r.person = p_person AND r.run = p_run);
+BEGIN
+  RETURN QUERY
+  SELECT s.uuid, s.type, s.day
+  FROM health_store.samples s
+  WHERE s.person = p_person AND s.type = ANY (v_types) AND s.start_at < p_export_date
+    AND s.deleted_at IS NULL AND s.first_received_at < p_started_at
+    AND NOT EXISTS (
+      SELECT 1 FROM health_store.export_records r
+      WHERE r.person = p_person AND r.run = p_run AND r.type = s.type
+        AND health_store.is_twin(r.start_at, r.end_at, r.value, r.payload_value,
+                                 s.start_at, s.end_at, s.value, s.payload->'value'));
+END
+$$;
+
+COMMENT ON FUNCTION health_store.reconcile_candidates(text, uuid, timestamptz, timestamptz) IS
+  'The samples of a person a reconciliation would mark deleted: held when the command started, starting before the ExportDate, of a type the staged export carries, with no twin among its records.';
+
+-- Reconciles a person with the export staged under p_run: refuses (nothing marked) an export
+-- older than the last one reconciled, or one that would take more than 20 % of a type's
+-- samples held before its ExportDate unless p_force; with p_apply marks the candidates (keeping
+-- the coalescing rule and the rollups right), records the reconciliation and discards the
+-- staged records. Answers what is (or would be) marked, per type and month of its day.
+CREATE OR REPLACE FUNCTION health_store.reconcile_export(p_person text, p_run uuid, p_export_date timestamptz, p_path text,
+                                                         p_started_at timestamptz, p_force boolean, p_apply boolean,
+                                                         p_at timestamptz)
+RETURNS TABLE (type text, month date, deleted bigint)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+  v_last    timestamptz;
+  v_marked  health_store.marked_sample[];
+  v_worst   record;
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+  SELECT max(r.export_date) INTO v_last FROM health_store.reconciliations r WHERE r.person = p_person;
+  IF v_last > p_export_date THEN
+    RAISE EXCEPTION 'this export (ExportDate %) is older than the last one reconciled for % (ExportDate %)',
+                    p_export_date, p_person, v_last
+      USING ERRCODE = 'HWR02', HINT = 'Export again from the Health app and reconcile with the newer export.';
+  END IF;
+
+  v_marked := ARRAY(SELECT ROW(c.uuid, c.type, c.day)::health_store.marked_sample
+                    FROM health_store.reconcile_candidates(p_person, p_run, p_export_date, p_started_at) c);
+
+  IF NOT p_force THEN
+    SELECT m.type, m.n, h.n AS held INTO v_worst
+    FROM (SELECT k.type, count(*) AS n FROM unnest(v_marked) k GROUP BY k.type) m
+    JOIN LATERAL (SELECT count(*) AS n FROM health_store.samples s
+                  WHERE s.person = p_person AND s.type = m.type AND s.start_at < p_export_date
+                    AND s.deleted_at IS NULL AND s.first_received_at < p_started_at) h ON true
+    WHERE m.n > 0.2 * h.n
+    ORDER BY m.n::numeric / h.n DESC, m.type
+    LIMIT 1;
+    IF FOUND THEN
+      RAISE EXCEPTION 'reconciling would mark % of the % samples of % held before the export''s date deleted (more than 20 %%): refused, nothing marked',
+                      v_worst.n, v_worst.held, v_worst.type
+        USING ERRCODE = 'HWR01',
+              HINT = 'Is this the export of the same person''s phone? Run with --dry-run to see what would be marked, and --force to mark it anyway.';
+    END IF;
+  END IF;
+
+  IF p_apply THEN
+    PERFORM health_store.mark_deleted(p_person, ARRAY(SELECT k.uuid FROM unnest(v_marked) k), p_export_date, p_at);
+    INSERT INTO health_store.reconciliations (person, export_date, reconciled_at, path, deleted)
+    VALUES (p_person, p_export_date, p_at, p_path, coalesce(cardinality(v_marked), 0));
+    PERFORM health_store.discard_export_records(p_person, p_run);
+  END IF;
+
+  RETURN QUERY
+  SELECT k.type, date_trunc('month', k.day)::date, count(*)
+  FROM unnest(v_marked) k
+  GROUP BY 1, 2
+  ORDER BY 1, 2;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.reconcile_export(text, uuid, timestamptz, text, timestamptz, boolean, boolean, timestamptz) IS
+  'Reconciles a person with a staged export: refuses an older export or a loss of over 20 % of a type (unless forced); with p_apply marks what no record matches deleted and records it. Answers the marks per type and month.';
+
+-- Marks the given samples of a person deleted by the export of p_export_date, and keeps
+-- everything that counts samples right: the coalescing rule around them and their rollup
+-- keys. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.mark_deleted(p_person text, p_uuids uuid[], p_export_date timestamptz,
+                                                     p_at timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_keys  health_store.rollup_key[];
+  v_spans health_store.span[];
+BEGIN
+  IF coalesce(cardinality(p_uuids), 0) = 0 THEN
+    RETURN;
+  END IF;
+  WITH marked AS (
+    UPDATE health_store.samples s SET deleted_at = p_at, deleted_by_export = p_export_date
+    FROM unnest(p_uuids) AS m(uuid)
+    WHERE s.person = p_person AND s.uuid = m.uuid AND s.deleted_at IS NULL
+    RETURNING s.day, s.type, s.source, s.start_at, s.end_at
+  )
+  SELECT (SELECT array_agg(DISTINCT ROW(m.day, m.type, m.source)::health_store.rollup_key) FROM marked m),
+         (SELECT array_agg(ROW(m.type, m.source, m.start_at, m.end_at)::health_store.span) FROM marked m
+          WHERE m.type IN (SELECT t.type FROM health_store.total_types t))
+  INTO v_keys, v_spans;
+  IF v_spans IS NOT NULL THEN
+    v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
+  END IF;
+  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, NULL);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.mark_deleted(text, uuid[], timestamptz, timestamptz) IS
+  'Marks samples of a person deleted by an export and redoes the coalescing rule around them and their rollups. Caller holds the person lock.';
+
+REVOKE EXECUTE ON FUNCTION
+  health_store.stage_export_records(text, uuid, jsonb),
+  health_store.discard_export_records(text, uuid),
+  health_store.reconcile_candidates(text, uuid, timestamptz, timestamptz),
+  health_store.reconcile_export(text, uuid, timestamptz, text, timestamptz, boolean, boolean, timestamptz),
+  health_store.mark_deleted(text, uuid[], timestamptz, timestamptz)
+FROM PUBLIC;
+
+---------------------------------------------------------------------------------------------
+-- health.deleted_samples
+CREATE OR REPLACE VIEW health.deleted_samples AS
+SELECT s.person, s.day, s.type, s.source, s.uuid, s.start_at, s.end_at, s.value, s.deleted_at,
+       s.deleted_by_export AS export_date
+FROM health_store.samples s
+WHERE s.deleted_at IS NOT NULL;
+
+COMMENT ON VIEW health.deleted_samples IS
+  'Samples Health no longer holds: reconciling with the Health app''s export (import-apple-health --reconcile) found no record matching them. They keep their row and count in no other view; receiving one again brings it back.';
+COMMENT ON COLUMN health.deleted_samples.person IS 'Whose sample.';
+COMMENT ON COLUMN health.deleted_samples.day IS 'The sample''s local day (of its start; sleep: of its end), as in health.samples.';
+COMMENT ON COLUMN health.deleted_samples.type IS 'Apple type identifier.';
+COMMENT ON COLUMN health.deleted_samples.source IS 'Bundle identifier of the app or device that recorded it.';
+COMMENT ON COLUMN health.deleted_samples.uuid IS 'The sample''s uuid (health.samples.uuid).';
+COMMENT ON COLUMN health.deleted_samples.start_at IS 'When the reading began (timestamptz).';
+COMMENT ON COLUMN health.deleted_samples.end_at IS 'When it ended (timestamptz).';
+COMMENT ON COLUMN health.deleted_samples.value IS 'Its value in its type''s unit; NULL for workouts and unknown types.';
+COMMENT ON COLUMN health.deleted_samples.deleted_at IS 'When the reconciliation marked it (timestamptz).';
+COMMENT ON COLUMN health.deleted_samples.export_date IS 'ExportDate of the export that no longer held it (timestamptz).';
+
+GRANT SELECT ON health.deleted_samples TO health_reader;
