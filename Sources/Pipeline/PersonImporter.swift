@@ -20,7 +20,7 @@ public struct PersonImportSummary: Sendable, Equatable {
 /// Settings come first (days are right as samples are stored), then the healthd bodies through
 /// the one pipeline (`Ingester`), the Health app's export's samples with their origin, the
 /// Stridee workouts (with the body hash first stored, the workout sample's `id`) and wellness,
-/// the activity summaries, and the settings again (the connection as it was).
+/// the activity summaries, the deletion marks, and the settings again (the connection as it was).
 public struct PersonImporter: Sendable {
     let pool: PostgresPool
 
@@ -38,11 +38,17 @@ public struct PersonImporter: Sendable {
         let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run([directory.appendingPathComponent("healthd").path])
         summary.samples += healthd.samples
         summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
-        for file in files where file.kind != "healthd" && file.kind != "settings" {
+        for file in files where !["healthd", "settings", "deletions"].contains(file.kind) {
             do {
                 try store(file, bytes: try Self.read(file, in: directory), person: person, into: &summary)
             } catch {
                 summary.failures.append("\(file.path): \(error)")
+            }
+        }
+        // Marks last: every sample they name is held by now (a Stridee workout's own sample too).
+        if let deletions = try files.first(where: { $0.kind == "deletions" }).map({ try Self.read($0, in: directory) }) {
+            try pool.withTransaction { connection in
+                try connection.query("SELECT health_store.restore_deletions($1, $2::jsonb)", [person, PostgresBinaryText(deletions)])
             }
         }
         if let settings { try people.restoreSettings(settings, person: person) }

@@ -7,7 +7,8 @@ public struct PersonExportFile: Sendable, Equatable {
     /// What it holds and what reads it back: `healthd` (a healthd v1 body: `ingest`), `apple-export`
     /// (a healthd v1 body of samples that came from the Health app's export), `apple-export-route`
     /// (a route that came with it, as stored), `workout` (a Stridee
-    /// `healthkit.v1` body), `wellness` (a `healthkit.wellness.v1` body), `activity-summaries`, `settings`.
+    /// `healthkit.v1` body), `wellness` (a `healthkit.wellness.v1` body), `activity-summaries`, `deletions` (the marks a
+    /// reconciliation made, and the reconciliations), `settings`.
     public var kind: String
     /// The path under the export's folder.
     public var path: String

@@ -106,6 +106,8 @@ enum PersonExportQueries {
             files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: "wellness", items: try row.decode(0),
                                           Array(try row.decode(1, as: String.self).utf8)))
         }
+        let deletions = try connection.query("SELECT health_store.person_deletions($1)::text", [person]).first!
+        files.append(try writer.write("deletions.json", kind: "deletions", items: 1, Array(try deletions.decode(0, as: String.self).utf8)))
         let summaries = try connection.query(activitySummaries, [person]).first!
         files.append(try writer.write("activity-summaries.json", kind: "activity-summaries", items: try summaries.decode(0),
                                       Array(try summaries.decode(1, as: String.self).utf8)))

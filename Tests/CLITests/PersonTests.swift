@@ -85,7 +85,23 @@ struct PersonTests {
         try TestPostgres.withDatabase { db in
             try Self.fill(db, person: "alice", folder: "\(folder)/alice", days: 8, seed: 3)
             try Self.fill(db, person: "bob", folder: "\(folder)/bob", days: 3, seed: 5)
+            // Marks as a reconciliation leaves them (by its own writer), and its record.
+            let marker = try db.connect()
+            try marker.withTransaction { connection in
+                try connection.query("SELECT health_store.lock_person('alice')")
+                try connection.query("""
+                    SELECT health_store.mark_deleted('alice', ARRAY(SELECT uuid FROM health_store.samples
+                             WHERE person = 'alice' AND type = 'HKQuantityTypeIdentifierStepCount' ORDER BY uuid LIMIT 25),
+                           '2026-03-09T00:00:00Z', '2026-03-10T08:00:00Z')
+                    """)
+                try connection.query("""
+                    INSERT INTO health_store.reconciliations (person, export_date, reconciled_at, path, deleted)
+                    VALUES ('alice', '2026-03-09T00:00:00Z', '2026-03-10T08:00:00Z', '/exports/export.zip', 25)
+                    """)
+            }
+            marker.close()
             let alice = try Self.snapshot(db, person: "alice"), bob = try Self.snapshot(db, person: "bob")
+            #expect(alice["deleted_samples"]?.count == 25)
             for view in ["samples", "workouts", "workout_routes", "workout_streams", "wellness", "activity_summaries", "settings"] {
                 #expect(alice[view]?.isEmpty == false, "alice has \(view)")
             }
@@ -109,6 +125,8 @@ struct PersonTests {
             }
             #expect(try Self.snapshot(db, person: "bob") == bob)
             #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('alice')", as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations WHERE person = 'alice' AND deleted = 25",
+                                  as: Int.self) == 1)
         }
     }
 

@@ -13,8 +13,8 @@ VALUES
   ('key_frontiers', 6), ('rollup_source', 7), ('rollup_day_type', 8), ('rollup_day', 9),
   ('deferred_rollups', 10), ('migration_tasks', 11), ('ingested_files', 12),
   ('workout_streams', 13), ('workout_routes', 14), ('stridee_workouts', 15), ('wellness_items', 16),
-  ('activity_summaries', 17), ('connections', 18), ('source_priorities', 19), ('settings', 20),
-  ('tokens', 21), ('persons', 22);
+  ('activity_summaries', 17), ('reconciliations', 18), ('export_records', 19), ('connections', 20),
+  ('source_priorities', 21), ('settings', 22), ('tokens', 23), ('persons', 24);
 
 COMMENT ON VIEW health_store.person_tables IS
   'Every health_store table with a person column, in delete order (children first): the one list person delete uses.';
@@ -191,7 +191,55 @@ $$;
 COMMENT ON FUNCTION health_store.restore_route(text, jsonb) IS
   'Writes back an exported route row (without its person) for a person, under the person lock; a route held for that workout stays.';
 
+-- A person's deletion marks and reconciliations as one JSON object (`person export`):
+-- {"marks": [{uuid, deleted_at, deleted_by_export}], "reconciliations": [rows without the person]}.
+CREATE OR REPLACE FUNCTION health_store.person_deletions(p_person text) RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT jsonb_build_object(
+    'marks', coalesce((SELECT jsonb_agg(jsonb_build_object('uuid', s.uuid, 'deleted_at', s.deleted_at,
+                                                           'deleted_by_export', s.deleted_by_export) ORDER BY s.uuid)
+                       FROM health_store.samples s WHERE s.person = p_person AND s.deleted_at IS NOT NULL), '[]'::jsonb),
+    'reconciliations', coalesce((SELECT jsonb_agg(to_jsonb(r) - 'person' ORDER BY r.reconciled_at)
+                                 FROM health_store.reconciliations r WHERE r.person = p_person), '[]'::jsonb))
+$$;
+
+COMMENT ON FUNCTION health_store.person_deletions(text) IS
+  'A person''s deletion marks (uuid, deleted_at, deleted_by_export) and reconciliations as JSON, for person export.';
+
+-- Writes back what health_store.person_deletions gave, after the samples are stored: each
+-- group of marks through health_store.mark_deleted (the rule's one writer: coverings and
+-- rollups follow), the reconciliations as they were.
+CREATE OR REPLACE FUNCTION health_store.restore_deletions(p_person text, p_deletions jsonb) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_group record;
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+  FOR v_group IN
+    SELECT m.deleted_at, m.deleted_by_export, array_agg(m.uuid) AS uuids
+    FROM jsonb_to_recordset(coalesce(p_deletions->'marks', '[]'::jsonb))
+           AS m(uuid uuid, deleted_at timestamptz, deleted_by_export timestamptz)
+    GROUP BY m.deleted_at, m.deleted_by_export
+  LOOP
+    PERFORM health_store.mark_deleted(p_person, v_group.uuids, v_group.deleted_by_export, v_group.deleted_at);
+  END LOOP;
+  INSERT INTO health_store.reconciliations
+  SELECT (jsonb_populate_record(NULL::health_store.reconciliations, r.value || jsonb_build_object('person', p_person))).*
+  FROM jsonb_array_elements(coalesce(p_deletions->'reconciliations', '[]'::jsonb)) AS r
+  ON CONFLICT DO NOTHING;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.restore_deletions(text, jsonb) IS
+  'Writes back a person''s deletion marks (through mark_deleted) and reconciliations as person_deletions gave them, under the person lock.';
+
 REVOKE EXECUTE ON FUNCTION
+  health_store.person_deletions(text),
+  health_store.restore_deletions(text, jsonb),
   health_store.restore_route(text, jsonb),
   health_store.tokens_required(),
   health_store.hold_person(text),
