@@ -6,7 +6,8 @@ import Postgres
 enum PersonExportQueries {
     /// healthd v1 bodies of the samples healthd and the Health app's export brought (a Stridee
     /// workout's own sample comes back with its body): per origin and exportId, in start order,
-    /// `samplesPerBody` to a body, each sample's stored payload as it is.
+    /// `samplesPerBody` to a body, each sample's stored payload as it is. (A sample written
+    /// without an exportId, which no way in does, goes under the nil UUID.)
     static let sampleBodies = """
         WITH numbered AS (
           SELECT s.origin, s.export_id, s.payload, s.uuid, s.start_at, s.end_at,
@@ -24,7 +25,8 @@ enum PersonExportQueries {
           FROM bodies b WINDOW run AS (PARTITION BY b.origin, b.export_id)
         )
         SELECT s.origin, s.samples, json_build_object(
-          'schemaVersion', 1, 'connectivityTest', false, 'exportId', upper(s.export_id::text),
+          'schemaVersion', 1, 'connectivityTest', false,
+          'exportId', upper(coalesce(s.export_id, '00000000-0000-4000-8000-000000000000')::text),
           'generatedAt', health_store.reference_stamp(now()), 'batchSequence', s.chunk + 1,
           'isFinalBatch', s.chunk = s.last_chunk, 'basis', 'window',
           'windowStart', health_store.reference_stamp(s.window_start), 'windowEnd', health_store.reference_stamp(s.window_end),
