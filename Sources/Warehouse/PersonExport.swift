@@ -66,12 +66,11 @@ public struct PersonExporter: Sendable {
     /// Exports `person` into `directory` (absent or empty) and returns the files written, the
     /// manifest last. Throws `UnknownPersonError` when nothing of the person is held.
     public func export(person: String, to directory: URL) throws -> [PersonExportFile] {
+        // Checked before the folder is made: an unknown person leaves nothing behind.
+        guard try PersonStore(pool: pool).exists(person) else { throw UnknownPersonError(person: person) }
         try Self.prepare(directory)
         return try pool.withTransaction { connection in
             try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            guard try connection.query("SELECT health_store.person_exists($1)", [person]).first!.decode(0, as: Bool.self) else {
-                throw UnknownPersonError(person: person)
-            }
             let writer = FolderWriter(directory: directory)
             var files = try PersonExportQueries.write(person: person, on: connection, into: writer)
             files.append(try writer.write("settings.json", kind: "settings", items: 1,

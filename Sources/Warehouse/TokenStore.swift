@@ -78,7 +78,7 @@ public struct TokenStore: Sendable {
             try conn.query("""
                 WITH hit AS (
                   SELECT person, token_id, last_used_at FROM health_store.tokens
-                  WHERE token_sha256 = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+                  WHERE token_sha256 = $1 AND health_store.token_is_live(revoked_at, expires_at)
                 ), touched AS (
                   UPDATE health_store.tokens t SET last_used_at = now()
                   FROM hit WHERE t.person = hit.person AND t.token_id = hit.token_id

@@ -115,7 +115,7 @@ struct PersonSafetyTests {
                 #expect(out.status == 64, "\(action): \(out.stderr)")
                 #expect(out.stderr.contains("unknown person \"nobody\""), "\(out.stderr)")
             }
-            #expect(!FileManager.default.fileExists(atPath: "\(folder)/new/manifest.json"))
+            #expect(!FileManager.default.fileExists(atPath: "\(folder)/new"), "nothing made for an unknown person")
 
             try FileManager.default.createDirectory(atPath: "\(folder)/full", withIntermediateDirectories: true)
             try Data("keep".utf8).write(to: URL(fileURLWithPath: "\(folder)/full/note.txt"))

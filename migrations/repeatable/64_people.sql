@@ -19,6 +19,15 @@ VALUES
 COMMENT ON VIEW health_store.person_tables IS
   'Every health_store table with a person column, in delete order (children first): the one list person delete uses.';
 
+-- Whether a token works now: not revoked, not expired. The one rule the receiver's admission
+-- (TokenStore), its sessions and the re-check under the lock all use.
+CREATE OR REPLACE FUNCTION health_store.token_is_live(revoked_at timestamptz, expires_at timestamptz) RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now());
+
+COMMENT ON FUNCTION health_store.token_is_live(timestamptz, timestamptz) IS
+  'True for a token that works now: not revoked and not expired.';
+
 -- True once any token exists or existed (health_store.receiver_flags): every request then
 -- needs a live token. The receiver's admission and its re-check under the lock both use it.
 CREATE OR REPLACE FUNCTION health_store.tokens_required() RETURNS boolean
@@ -43,7 +52,7 @@ BEGIN
   PERFORM health_store.lock_person(p_person);
   IF health_store.tokens_required() AND NOT EXISTS (
        SELECT 1 FROM health_store.tokens t
-       WHERE t.person = p_person AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())) THEN
+       WHERE t.person = p_person AND health_store.token_is_live(t.revoked_at, t.expires_at)) THEN
     RAISE EXCEPTION 'person % holds no live token', p_person USING ERRCODE = 'HW401';
   END IF;
 END
@@ -77,7 +86,7 @@ AS $$
   )
   SELECT w.person,
          (SELECT count(*) FROM health_store.tokens t
-          WHERE t.person = w.person AND t.revoked_at IS NULL AND (t.expires_at IS NULL OR t.expires_at > now())),
+          WHERE t.person = w.person AND health_store.token_is_live(t.revoked_at, t.expires_at)),
          (SELECT count(*) FROM health_store.samples s WHERE s.person = w.person),
          (SELECT min(d.day) FROM health_store.rollup_day d WHERE d.person = w.person),
          (SELECT max(d.day) FROM health_store.rollup_day d WHERE d.person = w.person),
