@@ -1,8 +1,8 @@
 import Foundation
 import Postgres
 
-/// The reads of `person export`, each through a server-side cursor inside the exporter's
-/// snapshot: one row is one file's body, built by PostgreSQL from the stored rows as they are.
+/// The reads of `person export`, each streamed row by row inside the exporter's snapshot: one
+/// row is one file's body, built by PostgreSQL from the stored rows as they are.
 enum PersonExportQueries {
     /// healthd v1 bodies of the samples healthd and the Health app's export brought (a Stridee
     /// workout's own sample comes back with its body): per origin and exportId, in start order,
@@ -88,22 +88,22 @@ enum PersonExportQueries {
     static func write(person: String, on connection: PostgresConnection, into writer: FolderWriter) throws -> [PersonExportFile] {
         var files: [PersonExportFile] = []
         var bodies = 0
-        try stream(sampleBodies, [person, PersonExporter.samplesPerBody], fetch: 8, on: connection) { row in
+        try stream(sampleBodies, [person, PersonExporter.samplesPerBody], on: connection) { row in
             bodies += 1
             let kind = row[0] == "export" ? "apple-export" : "healthd"
             files.append(try writer.write(String(format: "\(kind)/%06d.json", bodies), kind: kind, items: try row.decode(1),
                                           Array(try row.decode(2, as: String.self).utf8)))
         }
-        try stream(workoutBodies, [person], fetch: 1, on: connection) { row in
+        try stream(workoutBodies, [person], on: connection) { row in
             files.append(try writer.write("workouts/\(try row.decode(0, as: String.self)).json", kind: "workout", items: 1,
                                           Array(try row.decode(2, as: String.self).utf8), storedSHA256: row[1]))
         }
-        try stream(exportRoutes, [person], fetch: 1, on: connection) { row in
+        try stream(exportRoutes, [person], on: connection) { row in
             files.append(try writer.write("apple-export/routes/\(try row.decode(0, as: String.self)).json", kind: "apple-export-route",
                                           items: 1, Array(try row.decode(1, as: String.self).utf8)))
         }
         bodies = 0
-        try stream(wellnessBodies, [person, PersonExporter.itemsPerBody], fetch: 8, on: connection) { row in
+        try stream(wellnessBodies, [person, PersonExporter.itemsPerBody], on: connection) { row in
             bodies += 1
             files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: "wellness", items: try row.decode(0),
                                           Array(try row.decode(1, as: String.self).utf8)))
@@ -116,15 +116,11 @@ enum PersonExportQueries {
         return files
     }
 
-    /// Runs `sql` through a cursor, `fetch` rows at a time, calling `each` on every row.
-    static func stream(_ sql: String, _ parameters: [(any PostgresBindable)?], fetch: Int, on connection: PostgresConnection,
+    /// Runs `sql`, calling `each` on every row as it arrives (one row held at a time). Not a
+    /// cursor: PostgreSQL plans a cursor's query without parallel workers, and the samples'
+    /// sort is the export's largest cost (docs/benchmarks.md, "People").
+    static func stream(_ sql: String, _ parameters: [(any PostgresBindable)?], on connection: PostgresConnection,
                        _ each: (PostgresRow) throws -> Void) throws {
-        try connection.query("DECLARE person_export NO SCROLL CURSOR FOR " + sql, parameters)
-        while true {
-            let rows = try connection.query("FETCH \(fetch) FROM person_export")
-            if rows.isEmpty { break }
-            for row in rows { try each(row) }
-        }
-        try connection.query("CLOSE person_export")
+        try connection.forEachRow(sql, parameters, each)
     }
 }
