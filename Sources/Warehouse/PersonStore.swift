@@ -60,10 +60,8 @@ public struct PersonStore: Sendable {
     /// `person delete` asks about before it deletes.
     public func counts(_ person: String) throws -> [(table: String, rows: Int)] {
         try pool.withConnection { connection in
-            let tables = try connection.query("SELECT table_name FROM health_store.person_tables ORDER BY delete_order")
-                .map { try $0.decode(0, as: String.self) }
-            let sql = tables.map { "SELECT '\($0)', count(*) FROM health_store.\($0) WHERE person = $1" }.joined(separator: " UNION ALL ")
-            return try connection.query(sql, [person]).map { (try $0.decode(0), try $0.decode(1)) }
+            try connection.query("SELECT table_name, held FROM health_store.person_rows($1)", [person])
+                .map { (try $0.decode(0), try $0.decode(1)) }
         }
     }
 

@@ -131,6 +131,27 @@ $$;
 COMMENT ON FUNCTION health_store.delete_person(text) IS
   'Deletes every row of a person from every table of health_store.person_tables under the person lock; returns the rows removed per table. no_data_found for an unknown person.';
 
+-- Rows of a person per table of health_store.person_tables, without deleting: what `person
+-- delete` shows before it asks.
+CREATE OR REPLACE FUNCTION health_store.person_rows(p_person text)
+RETURNS TABLE (table_name text, held bigint)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_table text;
+BEGIN
+  FOR v_table IN SELECT pt.table_name FROM health_store.person_tables pt ORDER BY pt.delete_order LOOP
+    table_name := v_table;
+    EXECUTE format('SELECT count(*) FROM health_store.%I WHERE person = $1', v_table) INTO held USING p_person;
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.person_rows(text) IS
+  'Rows of a person per table of health_store.person_tables, in delete order (what person delete would remove).';
+
 -- A person's settings as one JSON object (`person export`): time zone, stale_after in seconds,
 -- source priorities {type: [sources]} and the Stridee connection (null when never made).
 CREATE OR REPLACE FUNCTION health_store.person_settings(p_person text) RETURNS jsonb
@@ -247,6 +268,7 @@ COMMENT ON FUNCTION health_store.restore_deletions(text, jsonb) IS
   'Writes back a person''s deletion marks (through mark_deleted) and reconciliations as person_deletions gave them, under the person lock.';
 
 REVOKE EXECUTE ON FUNCTION
+  health_store.person_rows(text),
   health_store.person_deletions(text),
   health_store.restore_deletions(text, jsonb),
   health_store.restore_route(text, jsonb),
