@@ -38,6 +38,23 @@ public enum CitusLayout {
     @discardableResult
     public static func apply(on connection: PostgresConnection) throws -> [String] {
         guard try citusVersion(on: connection) != nil else { return [] }
+        var done = try distributeTables(on: connection)
+        try grantReaderTheViewsTables(on: connection)
+        for function in delegated where try !isDelegated(function.signature, on: connection) {
+            try connection.query("SELECT create_distributed_function($1, $2, colocate_with => $3)",
+                                 [function.signature, function.personArgument, anchor])
+            done.append(function.signature)
+        }
+        return done
+    }
+
+    /// Distributes the tables not distributed yet. The migrator calls it after the versioned
+    /// files and before the repeatable ones, so views and functions are made over distributed
+    /// tables and Citus propagates them whole (a view made before its table was distributed is
+    /// remade by Citus without its comments and grants). Does nothing without Citus.
+    @discardableResult
+    public static func distributeTables(on connection: PostgresConnection) throws -> [String] {
+        guard try citusVersion(on: connection) != nil else { return [] }
         var done: [String] = []
         for row in try connection.query(tablesQuery) {
             let table: String = try row.decode(0)
@@ -50,11 +67,6 @@ public enum CitusLayout {
                 try connection.query("SELECT create_reference_table($1)", ["health_store." + table])
             }
             done.append("health_store." + table)
-        }
-        for function in delegated where try !isDelegated(function.signature, on: connection) {
-            try connection.query("SELECT create_distributed_function($1, $2, colocate_with => $3)",
-                                 [function.signature, function.personArgument, anchor])
-            done.append(function.signature)
         }
         return done
     }
@@ -83,6 +95,39 @@ public enum CitusLayout {
             SELECT t.relname, t.by_person
             FROM t JOIN (SELECT oid, max(level) AS level FROM depth GROUP BY oid) d ON d.oid = t.oid
             ORDER BY t.by_person, t.relname <> 'persons', d.level, t.relname
+            """
+    }
+
+    /// Citus runs a view's query on the shards as the user reading the view, not as its owner
+    /// (citusdata/citus#1683, #6161): `health_reader` could read no view. On Citus it is given
+    /// SELECT on exactly the tables the views of schema `health` read — the data those views
+    /// show anyway — never on a table no view reads, and on `tokens` its `person` column only
+    /// (health.settings lists who holds a token). Each migrate, for new views. (docs/scaling.md,
+    /// "Reading".)
+    static func grantReaderTheViewsTables(on connection: PostgresConnection) throws {
+        try connection.query("GRANT USAGE ON SCHEMA health_store TO health_reader")
+        for row in try connection.query(viewTablesQuery) {
+            let table: String = try row.decode(0)
+            try connection.query("GRANT SELECT ON TABLE health_store.\(table) TO health_reader")
+        }
+        // health.settings lists the persons holding a token: their names, never the hashes.
+        try connection.query("GRANT SELECT (person) ON TABLE health_store.tokens TO health_reader")
+    }
+
+    /// The tables of health_store that the views of schema health read (through their rewrite
+    /// rules, views on views included), tokens aside: names of plain identifiers only.
+    public static var viewTablesQuery: String {
+        let references = referenceWithPerson.map { "'\($0)'" }.joined(separator: ", ")
+        return """
+            SELECT DISTINCT c.relname
+            FROM pg_rewrite r
+            JOIN pg_class v ON v.oid = r.ev_class
+            JOIN pg_namespace vn ON vn.oid = v.relnamespace AND vn.nspname = 'health'
+            JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid AND d.refclassid = 'pg_class'::regclass
+            JOIN pg_class c ON c.oid = d.refobjid AND c.relkind = 'r'
+            JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'health_store'
+            WHERE c.relname NOT IN (\(references)) AND c.relname ~ '^[a-z_][a-z0-9_]*$'
+            ORDER BY 1
             """
     }
 

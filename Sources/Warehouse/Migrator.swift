@@ -168,7 +168,15 @@ public struct Migrator: Sendable {
             }
             if pending.isEmpty { return [] }
             try lockRelations(conn)
-            for migration in pending {
+            for (index, migration) in pending.enumerated() {
+                // On Citus, the tables are distributed before the definitions over them are made.
+                if migration.version == nil, index > 0, pending[index - 1].version != nil {
+                    do {
+                        try CitusLayout.distributeTables(on: conn)
+                    } catch let error as PostgresError {
+                        throw MigrationError.failed(file: "the Citus layout (docs/scaling.md)", error: error)
+                    }
+                }
                 do {
                     try conn.execute(script: migration.sql)
                     try record(migration, on: conn)
@@ -176,7 +184,8 @@ public struct Migrator: Sendable {
                     throw MigrationError.failed(file: migration.fileName, error: error)
                 }
             }
-            // On Citus, whatever is new is distributed by person before anything is rebuilt.
+            // On Citus, whatever is new is distributed by person (and the writers delegated) before
+            // anything is rebuilt.
             if !pending.isEmpty {
                 do {
                     try CitusLayout.apply(on: conn)

@@ -144,12 +144,12 @@ struct ReconcileTests {
         defer { try? FileManager.default.removeItem(at: person.folder) }
         try TestPostgres.withDatabase { db in
             try Self.push(db, person.pushed)
-            let held = try db.rows("SELECT count(*), count(deleted_at), (SELECT count(*) FROM health_store.deliveries), (SELECT count(*) FROM health_store.export_records) FROM health_store.samples")
+            let held = try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(deleted_at) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries), (SELECT count(*) FROM health_store.export_records)")
             let out = try Self.reconcile(db, person.export, ["--dry-run"])
             #expect(out.status == 0, "\(out.stderr)")
             #expect(try Self.json(out)["deleted"] as? Int == person.removed.count)
             #expect(out.stderr.contains("would be marked deleted") && out.stderr.contains("2024-03"), "\(out.stderr)")
-            #expect(try db.rows("SELECT count(*), count(deleted_at), (SELECT count(*) FROM health_store.deliveries), (SELECT count(*) FROM health_store.export_records) FROM health_store.samples") == held)
+            #expect(try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(deleted_at) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries), (SELECT count(*) FROM health_store.export_records)") == held)
             #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations", as: Int.self) == 0)
         }
     }
@@ -164,11 +164,11 @@ struct ReconcileTests {
             var theirs: [DemoSample] = []
             DemoAppleExport.forEachDay(stranger) { _, samples in theirs += samples.filter { $0.type.group != "other" } }
             try Self.push(db, theirs)
-            let held = try db.rows("SELECT count(*), (SELECT count(*) FROM health_store.deliveries) FROM health_store.samples")
+            let held = try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries)")
             let out = try Self.reconcile(db, person.export)
             #expect(out.status == 1)
             #expect(out.stderr.contains("more than 20 %") && out.stderr.contains("TypeIdentifier"), "\(out.stderr)")
-            #expect(try db.rows("SELECT count(*), (SELECT count(*) FROM health_store.deliveries) FROM health_store.samples") == held,
+            #expect(try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries)") == held,
                     "nothing imported, nothing marked")
             #expect(try db.scalar("SELECT count(*) FROM health_store.export_records", as: Int.self) == 0)
         }

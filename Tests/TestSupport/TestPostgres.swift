@@ -39,6 +39,13 @@ public enum TestPostgres {
         case citus(CitusServer)
     }
 
+    /// The tables of health_store the reader may read: none on PostgreSQL; on Citus the ones
+    /// the views read (docs/scaling.md, "Reading": Citus reads a view's shards as the reader).
+    public static func readerGrantedTables(_ admin: PostgresConnection) throws -> Set<String> {
+        guard citusURL != nil else { return [] }
+        return Set(try admin.query(CitusLayout.viewTablesQuery).compactMap { $0[0] })
+    }
+
     /// Gives `body` a new, fully migrated database of its own. When `body` throws, the
     /// server log's path is printed and the log kept after the run.
     /// `migrated: false` gives an empty database instead.
@@ -126,6 +133,12 @@ final class CitusServer: @unchecked Sendable {
         defer { admin.close() }
         // CREATE DATABASE cannot take parameters; the name is made above from letters and digits only.
         try admin.query("SET citus.enable_create_database_propagation = on")
+        // Citus keeps a maintenance daemon connected to every database holding the extension,
+        // template1 included, and CREATE DATABASE refuses a template someone is connected to.
+        // The daemon is started again when needed.
+        let daemons = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'template1' AND pid <> pg_backend_pid()"
+        try admin.query(daemons)
+        try admin.query("SELECT run_command_on_workers($1)", [daemons])
         try admin.query("CREATE DATABASE \(name)")
         let url = try ExternalServer.with(connectionString, database: name)
         let connection = try PostgresConnection(connectionString: url)

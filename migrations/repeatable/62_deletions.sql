@@ -66,8 +66,10 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 #variable_conflict use_column
 DECLARE
-  v_types text[] := ARRAY(SELECT DISTINCT r.type FROM health_store.export_records r WHERE r.person = p_person AND r.run = p_run);
+  v_types text[];
 BEGIN
+  -- Aggregated, not ARRAY(subquery): Citus pushes down no subquery in a target list.
+  SELECT array_agg(DISTINCT r.type) INTO v_types FROM health_store.export_records r WHERE r.person = p_person AND r.run = p_run;
   RETURN QUERY
   SELECT s.uuid, s.type, s.day
   FROM health_store.samples s
@@ -100,6 +102,8 @@ AS $$
 DECLARE
   v_last    timestamptz;
   v_marked  health_store.marked_sample[];
+  v_types   text[];
+  v_held    bigint[];
   v_worst   record;
 BEGIN
   PERFORM health_store.lock_person(p_person);
@@ -114,11 +118,16 @@ BEGIN
                     FROM health_store.reconcile_candidates(p_person, p_run, p_export_date, p_started_at) c);
 
   IF NOT p_force THEN
+    -- What each type held, by one grouped statement on the person's samples (Citus: no lateral
+    -- join over a distributed table), then compared with the marks in memory.
+    SELECT array_agg(h.type), array_agg(h.n) INTO v_types, v_held
+    FROM (SELECT s.type, count(*) AS n FROM health_store.samples s
+          WHERE s.person = p_person AND s.start_at < p_export_date AND s.deleted_at IS NULL
+            AND s.first_received_at < p_started_at
+          GROUP BY s.type) h;
     SELECT m.type, m.n, h.n AS held INTO v_worst
     FROM (SELECT k.type, count(*) AS n FROM unnest(v_marked) k GROUP BY k.type) m
-    JOIN LATERAL (SELECT count(*) AS n FROM health_store.samples s
-                  WHERE s.person = p_person AND s.type = m.type AND s.start_at < p_export_date
-                    AND s.deleted_at IS NULL AND s.first_received_at < p_started_at) h ON true
+    JOIN unnest(v_types, v_held) AS h(type, n) ON h.type = m.type
     WHERE m.n > 0.2 * h.n
     ORDER BY m.n::numeric / h.n DESC, m.type
     LIMIT 1;
@@ -164,16 +173,17 @@ BEGIN
   IF coalesce(cardinality(p_uuids), 0) = 0 THEN
     RETURN;
   END IF;
+  -- Aggregates in the FROM's select, never subqueries in a target list (Citus pushes none down).
   WITH marked AS (
     UPDATE health_store.samples s SET deleted_at = p_at, deleted_by_export = p_export_date
-    FROM unnest(p_uuids) AS m(uuid)
-    WHERE s.person = p_person AND s.uuid = m.uuid AND s.deleted_at IS NULL
+    WHERE s.person = p_person AND s.uuid = ANY (p_uuids) AND s.deleted_at IS NULL
     RETURNING s.day, s.type, s.source, s.start_at, s.end_at
   )
-  SELECT (SELECT array_agg(DISTINCT ROW(m.day, m.type, m.source)::health_store.rollup_key) FROM marked m),
-         (SELECT array_agg(ROW(m.type, m.source, m.start_at, m.end_at)::health_store.span) FROM marked m
-          WHERE m.type IN (SELECT t.type FROM health_store.total_types t))
-  INTO v_keys, v_spans;
+  SELECT array_agg(DISTINCT ROW(m.day, m.type, m.source)::health_store.rollup_key),
+         array_agg(ROW(m.type, m.source, m.start_at, m.end_at)::health_store.span) FILTER (WHERE t.type IS NOT NULL)
+  INTO v_keys, v_spans
+  FROM marked m
+  LEFT JOIN health_store.total_types t ON t.type = m.type;
   IF v_spans IS NOT NULL THEN
     v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
   END IF;
