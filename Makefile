@@ -29,7 +29,7 @@ fuzz:
 # PostgreSQL's default durability (fsync on): the receiver section (serve vs the bare upsert,
 # the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients) and the
 # ingest section (vs COPY). SECTION picks sections (receiver, ingest, views, stridee, apple-export,
-# memory, metrics, tls; several space-separated), DURABILITY=fast runs with fsync off, ARGS go to each section run.
+# memory, metrics, tls, people; several space-separated), DURABILITY=fast runs with fsync off, ARGS go to each section run.
 SECTION ?= receiver ingest
 DURABILITY ?= default
 bench: deps

@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "ExportFuzzer", dependencies: ["AppleExport", "HealthPayload", "FuzzSupport"]),
         // The one pipeline of the ways in that read files (ingest, import-apple-health): reading thread,
         // bounded queue, groups of batches per transaction, the ledger.
-        .target(name: "Pipeline", dependencies: ["Warehouse", "Backlog", "AppleExport", "HealthPayload", "Postgres"]),
+        .target(name: "Pipeline", dependencies: ["Warehouse", "Backlog", "AppleExport", "HealthPayload", "Postgres", "Hashing"]),
         // Realistic demo bodies for `generate`, tests and benchmarks: pure, seeded, no I/O.
         .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing", "Civil"]),
         .executableTarget(name: "health-warehouse",

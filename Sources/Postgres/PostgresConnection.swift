@@ -114,6 +114,43 @@ public final class PostgresConnection: @unchecked Sendable {
     /// instead of trapping.
     @discardableResult
     public func query(_ sql: String, _ parameters: [(any PostgresBindable)?] = []) throws -> PostgresRows {
+        try finish(dispatched: try dispatch(sql, parameters))
+    }
+
+    /// Runs one statement and calls `each` with its rows one at a time, as they arrive (libpq's
+    /// single-row mode): memory holds one row whatever the result's size, and unlike a cursor
+    /// the statement may use a parallel plan. When `each` throws, the rest of the result is
+    /// read and dropped (the connection stays usable) and the error rethrown.
+    public func forEachRow(_ sql: String, _ parameters: [(any PostgresBindable)?] = [],
+                           _ each: (PostgresRow) throws -> Void) throws {
+        let dispatched = try dispatch(sql, parameters)
+        guard dispatched == 1, let handle, PQsetSingleRowMode(handle) == 1 else {
+            _ = try finish(dispatched: dispatched)
+            return
+        }
+        sentCount += 1
+        var failure: (any Error)?
+        while let result = PQgetResult(handle) {
+            if failure != nil || PQstatus(handle) == CONNECTION_BAD {
+                PQclear(result)
+                if PQstatus(handle) == CONNECTION_BAD { break }
+                continue
+            }
+            do {
+                let rows = try check(result)
+                for row in rows { try each(row) }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        if PQstatus(handle) == CONNECTION_BAD {
+            throw PostgresError(kind: .connectionLost, message: String(cString: PQerrorMessage(handle)).trimmingTrailingNewlines())
+        }
+    }
+
+    /// Sends one statement with its parameters; libpq's answer (1 when it went out whole).
+    private func dispatch(_ sql: String, _ parameters: [(any PostgresBindable)?]) throws -> Int32 {
         guard let handle else {
             throw PostgresError(kind: .connectionLost, message: "the connection is closed")
         }
@@ -126,12 +163,11 @@ public final class PostgresConnection: @unchecked Sendable {
         largestStatementBytes = max(largestStatementBytes, sizes.reduce(0, +))
         // Binary parameters are read by length straight from their own storage (a workout's
         // arrays are tens of MB: no copy); only text ones get a NUL-terminated copy.
-        let dispatched: Int32 = Self.withValuePointers(params, from: 0, into: []) { values in
+        return Self.withValuePointers(params, from: 0, into: []) { values in
             values.withUnsafeBufferPointer { v in
                 PQsendQueryParams(handle, sql, count, &types, v.baseAddress, &lengths, &formats, 0)
             }
         }
-        return try finish(dispatched: dispatched)
     }
 
     /// Calls `body` with a pointer to each parameter's bytes (nil for SQL NULL), valid for the

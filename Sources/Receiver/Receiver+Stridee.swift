@@ -55,7 +55,7 @@ extension Receiver {
                 let uuid = workout!.uuid, digest = SHA256.hash(body)
                 // Handed over, not copied: the store releases each decoded column once it is encoded.
                 let result = try timing.measure(\.storeMilliseconds) {
-                    try stridee.storeWorkout(workout.take()!, person: person, connect: connect, bodySHA256: digest)
+                    try stridee.storeWorkout(workout.take()!, person: person, connect: connect, bodySHA256: digest, holdingCredential: true)
                 }
                 switch result {
                 case .stored, .replaced, .unchanged:
@@ -74,7 +74,7 @@ extension Receiver {
                 case .failure(let error): return .strideeRejected(error)
                 }
                 let (result, stored, inserted) = try timing.measure(\.storeMilliseconds) {
-                    try stridee.storeWellness(items, person: person, connect: connect)
+                    try stridee.storeWellness(items, person: person, connect: connect, holdingCredential: true)
                 }
                 switch result {
                 case .stored, .replaced, .unchanged:
@@ -86,11 +86,11 @@ extension Receiver {
                 }
             case .connection:
                 let active = method == "PUT"
-                let connection = try timing.measure(\.storeMilliseconds) { try stridee.setConnection(person: person, active: active) }
+                let connection = try timing.measure(\.storeMilliseconds) { try stridee.setConnection(person: person, active: active, holdingCredential: true) }
                 return active ? .connection(connection!) : .disconnected(connection)
             }
         } catch {
-            return .failed(error)
+            return .storeFailed(error)
         }
     }
 }

@@ -171,14 +171,14 @@ public final class Receiver: Sendable {
             do {
                 let digest = SHA256.hash(body)
                 let counts = try timing.measure(\.storeMilliseconds) {
-                    try store.store(batches, person: person, origin: .http, bodySHA256: digest)
+                    try store.store(batches, person: person, origin: .http, bodySHA256: digest, holdingCredential: true)
                 }
                 metrics?.stored(format == .json ? .healthdJSON : .healthdCSV, person: person,
                                 [.inserted: counts.inserted, .duplicate: counts.duplicates, .replaced: counts.replaced,
                                  .quarantined: counts.quarantined])
                 return .stored(counts)
             } catch {
-                return .failed(error)
+                return .storeFailed(error)
             }
         }
     }

@@ -109,6 +109,12 @@ enum ReceiverOutcome {
         }
     }
 
+    /// What storing failing comes to: `unauthorized` when the credential was gone once the
+    /// person lock was held (the person was deleted meanwhile: `CredentialHold`), else `failed`.
+    static func storeFailed(_ error: any Error) -> ReceiverOutcome {
+        CredentialHold.isRevoked(error) ? .unauthorized : .failed(error)
+    }
+
     static func error(_ message: String) -> String {
         "{\"error\":" + JSONString.quoted(message) + "}"
     }

@@ -94,8 +94,20 @@ public struct BatchStore: Sendable {
     /// Stores every batch of one body in one transaction: all of them or none. A body of one
     /// batch is one statement, a transaction of its own (on Citus, one call on the person's
     /// worker: docs/scaling.md).
+    ///
+    /// With `holdingCredential` (the receiver) the transaction first re-checks the request's
+    /// credential under the person lock (`CredentialHold`): a person deleted since the request's
+    /// head was read gets nothing stored, and the error `CredentialHold.isRevoked` knows.
     @discardableResult
-    public func store(_ batches: [Batch], person: String, origin: DeliveryOrigin, bodySHA256: [UInt8]) throws -> StoreCounts {
+    public func store(_ batches: [Batch], person: String, origin: DeliveryOrigin, bodySHA256: [UInt8],
+                      holdingCredential: Bool = false) throws -> StoreCounts {
+        if holdingCredential {
+            return try CredentialHold.run(pool, person: person) { connection in
+                try batches.reduce(StoreCounts()) { total, batch in
+                    total + (try Self.store(batch, person: person, origin: origin, bodySHA256: bodySHA256, on: connection))
+                }
+            }
+        }
         if batches.count == 1 {
             return try pool.withConnection { try Self.store(batches[0], person: person, origin: origin, bodySHA256: bodySHA256, on: $0) }
         }

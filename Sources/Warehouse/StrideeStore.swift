@@ -69,8 +69,10 @@ public struct StrideeStore: Sendable {
     ///
     /// The workout is consumed: each decoded column is released as soon as it is encoded, so
     /// a 30 MiB body's columns and their encoding are never held whole at once (issue 21.3).
+    /// With `holdingCredential` (the receiver) the credential is re-checked under the person
+    /// lock in the same transaction (`CredentialHold`), as `BatchStore` does.
     public func storeWorkout(_ workout: consuming StrideeWorkout, person: String, connect: Bool,
-                             bodySHA256: [UInt8]) throws -> StrideePushResult {
+                             bodySHA256: [UInt8], holdingCredential: Bool = false) throws -> StrideePushResult {
         var parameters: [(any PostgresBindable)?] = [person, connect, PostgresBinaryText(workout.headerJSON), PostgresBytea(bodySHA256)]
         var streams: [String] = []
         // Taken out of the workout, so each stream's columns are released once encoded.
@@ -84,7 +86,7 @@ public struct StrideeStore: Sendable {
         let route = Self.routeRow(taking: &workout.route, after: &parameters)
         parameters.append(Date())
         // One statement, a transaction of its own (on Citus, one call on the person's worker).
-        let outcome: String? = try pool.withConnection { connection in
+        let outcome: String? = try withPerson(person, holdingCredential) { connection in
             try connection.query("""
                 SELECT health_store.store_workout($1, $2, $3::jsonb, $4, ARRAY[\(streams.joined(separator: ", "))], \(route),
                                                   $\(parameters.count)::timestamptz)::text
@@ -140,7 +142,7 @@ public struct StrideeStore: Sendable {
     /// how many items were stored (two of one identity in one body are one) and how many of
     /// those were new (the rest replaced an item held).
     public func storeWellness(_ items: [WellnessItem], person: String,
-                              connect: Bool) throws -> (result: StrideePushResult, stored: Int, inserted: Int) {
+                              connect: Bool, holdingCredential: Bool = false) throws -> (result: StrideePushResult, stored: Int, inserted: Int) {
         let parameters: [(any PostgresBindable)?] = [
             person, connect,
             PostgresArrayParameter.text(items.map { $0.kind.rawValue }),
@@ -152,7 +154,7 @@ public struct StrideeStore: Sendable {
             PostgresArrayParameter.text(items.map(\.id)),
             PostgresArrayParameter.json(items.map(\.json)), Date(),
         ]
-        let row = try pool.withConnection { connection in
+        let row = try withPerson(person, holdingCredential) { connection in
             try connection.query("""
                 SELECT outcome::text, items, inserted
                 FROM health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz)
@@ -163,12 +165,17 @@ public struct StrideeStore: Sendable {
 
     /// Connects `person` (`active`) or disconnects them, and returns the connection; nil when
     /// disconnecting a person who was never connected (nothing is recorded then).
-    public func setConnection(person: String, active: Bool) throws -> StrideeConnection? {
-        try pool.withConnection { connection in
+    public func setConnection(person: String, active: Bool, holdingCredential: Bool = false) throws -> StrideeConnection? {
+        try withPerson(person, holdingCredential) { connection in
             try Self.connection(connection.query(
                 "SELECT c.status, \(Self.connectedAtText) FROM health_store.set_connection($1, $2, $3::timestamptz) c",
                 [person, active, Date()]))
         }
+    }
+
+    /// `body` on a connection of its own, or inside `CredentialHold.run` when `holding`.
+    func withPerson<T>(_ person: String, _ holding: Bool, _ body: (PostgresConnection) throws -> T) throws -> T {
+        holding ? try CredentialHold.run(pool, person: person, body) : try pool.withConnection(body)
     }
 
     /// The connection of `person`; nil when never connected.

@@ -44,7 +44,7 @@ extension TokenStore {
         try pool.withConnection { conn in
             try conn.query("""
                 SELECT EXISTS (SELECT 1 FROM health_store.tokens WHERE person = $1 AND token_id = $2
-                               AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()))
+                               AND health_store.token_is_live(revoked_at, expires_at))
                 """, [person, id]).first!.decode(0)
         }
     }

@@ -62,10 +62,11 @@ public struct TokenStore: Sendable {
     }
 
     /// True once any token was minted, even if since revoked: from then on every request
-    /// needs a live one. (Revoking the last token must not open the receiver to anyone.)
+    /// needs a live one. (Revoking the last token, or deleting the last person who held
+    /// tokens, must not open the receiver to anyone: `health_store.tokens_required()`.)
     public func anyMinted() throws -> Bool {
         try pool.withConnection { conn in
-            try conn.query("SELECT EXISTS (SELECT 1 FROM health_store.tokens)").first!.decode(0)
+            try conn.query("SELECT health_store.tokens_required()").first!.decode(0)
         }
     }
 
@@ -77,7 +78,7 @@ public struct TokenStore: Sendable {
             try conn.query("""
                 WITH hit AS (
                   SELECT person, token_id, last_used_at FROM health_store.tokens
-                  WHERE token_sha256 = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+                  WHERE token_sha256 = $1 AND health_store.token_is_live(revoked_at, expires_at)
                 ), touched AS (
                   UPDATE health_store.tokens t SET last_used_at = now()
                   FROM hit WHERE t.person = hit.person AND t.token_id = hit.token_id

@@ -9,7 +9,7 @@ import Warehouse
 enum HealthWarehouse {
     static let commands: [any Command.Type] = [
         ServeCommand.self, MigrateCommand.self, IngestCommand.self, TokenCommand.self,
-        SetTimeZoneCommand.self, StatusCommand.self, GenerateCommand.self, ImportAppleHealthCommand.self,
+        SetTimeZoneCommand.self, StatusCommand.self, GenerateCommand.self, ImportAppleHealthCommand.self, PersonCommand.self,
     ]
 
     static var help: String {

@@ -64,8 +64,9 @@ struct ReceiverFaultTests {
     func lostCommit() throws {
         try withReceiver { receiver, db in
             // A deferred trigger on deliveries makes the commit wait for an advisory lock the
-            // test holds, so the writer's backend can be ended while it is committing (a batch
-            // is one statement in autocommit: its commit is the end of that statement).
+            // test holds, so the writer's backend can be ended while it is committing (the
+            // receiver's batch is a transaction that re-checks the credential under the person
+            // lock, then store_batch: its commit is its COMMIT).
             try db.query("""
                 CREATE FUNCTION public.hold_commit() RETURNS trigger LANGUAGE plpgsql AS
                 $$ BEGIN PERFORM pg_advisory_xact_lock(4243); RETURN NULL; END $$
@@ -87,7 +88,7 @@ struct ReceiverFaultTests {
             #expect(waitUntil(timeout: 30) {
                 waiting = try? db.scalar("""
                     SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a USING (pid)
-                    WHERE l.locktype = 'advisory' AND NOT l.granted AND a.query LIKE '%store_batch%'
+                    WHERE l.locktype = 'advisory' AND NOT l.granted AND (a.query LIKE '%store_batch%' OR a.query = 'COMMIT')
                     """, as: Int32.self)
                 return waiting != nil
             })

@@ -1,0 +1,140 @@
+import Foundation
+import Hashing
+import HealthPayload
+import Postgres
+import Warehouse
+
+/// What `person import` stored, per kind of file.
+public struct PersonImportSummary: Sendable, Equatable {
+    /// Samples of the healthd and Health-app-export bodies.
+    public var samples = 0
+    public var workouts = 0
+    public var wellnessItems = 0
+    public var activitySummaries = 0
+    /// Files that failed, named with the reason (the import goes on with the others).
+    public var failures: [String] = []
+}
+
+/// `person import P --from DIR` (CONTRACT.md §6): reads a folder `person export` wrote back whole,
+/// the manifest checked first (every file present with its SHA-256, nothing stored otherwise).
+/// Settings come first (days are right as samples are stored), then the healthd bodies through
+/// the one pipeline (`Ingester`), the Health app's export's samples with their origin, the
+/// Stridee workouts (with the body hash first stored, the workout sample's `id`) and wellness,
+/// the activity summaries, the deletion marks, and the settings again (the connection as it was).
+public struct PersonImporter: Sendable {
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Imports `directory` as `person`.
+    public func run(person: String, from directory: URL) throws -> PersonImportSummary {
+        let files = try Self.checkedManifest(directory)
+        let people = PersonStore(pool: pool)
+        let settings = try files.first { $0.kind == "settings" }.map { try Self.read($0, in: directory) }
+        if let settings { try people.restoreSettings(settings, person: person) }
+        var summary = PersonImportSummary()
+        let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run([directory.appendingPathComponent("healthd").path])
+        summary.samples += healthd.samples
+        summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
+        for file in files where !["healthd", "settings", "deletions"].contains(file.kind) {
+            do {
+                try store(file, bytes: try Self.read(file, in: directory), person: person, into: &summary)
+            } catch {
+                summary.failures.append("\(file.path): \(error)")
+            }
+        }
+        // Marks last: every sample they name is held by now (a Stridee workout's own sample too).
+        if let deletions = try files.first(where: { $0.kind == "deletions" }).map({ try Self.read($0, in: directory) }) {
+            try pool.withTransaction { connection in
+                try connection.query("SELECT health_store.restore_deletions($1, $2::jsonb)", [person, PostgresBinaryText(deletions)])
+            }
+        }
+        if let settings { try people.restoreSettings(settings, person: person) }
+        return summary
+    }
+
+    /// Stores one file of a kind other than `healthd` and `settings`.
+    func store(_ file: PersonExportFile, bytes: [UInt8], person: String, into summary: inout PersonImportSummary) throws {
+        switch file.kind {
+        case "apple-export":
+            guard case .batches(let batches) = try PayloadDecoder.decode(json: bytes) else { return }
+            let counts = try BatchStore(pool: pool).store(batches.map(Self.keepingAll), person: person, origin: .export(path: file.path),
+                                                          bodySHA256: SHA256.hash(bytes))
+            summary.samples += counts.samples
+        case "workout":
+            let workout = try StrideeDecoder.decodeWorkout(bytes)
+            let stored = file.storedSHA256.flatMap(Self.bytes(hex:)) ?? SHA256.hash(bytes)
+            _ = try StrideeStore(pool: pool).storeWorkout(workout, person: person, connect: true, bodySHA256: stored)
+            summary.workouts += 1
+        case "apple-export-route":
+            try pool.withTransaction { connection in
+                try connection.query("SELECT health_store.restore_route($1, $2::jsonb)", [person, PostgresBinaryText(bytes)])
+            }
+        case "wellness":
+            let items = try StrideeDecoder.decodeWellness(bytes)
+            summary.wellnessItems += try StrideeStore(pool: pool).storeWellness(items, person: person, connect: true).stored
+        case "activity-summaries":
+            try pool.withTransaction { connection in
+                try connection.query("SELECT health_store.lock_person($1)", [person])
+                try ExportStore.storeActivitySummaries(bytes, person: person, on: connection)
+            }
+            summary.activitySummaries += file.items
+        default:
+            throw PersonExportError.badManifest("unknown kind \"\(file.kind)\"")
+        }
+    }
+
+    /// `batch` with its quarantined samples stored like the others: a sample the Health app's
+    /// export brought is kept as the import made it (a category value by name, say), which a
+    /// healthd body would not carry. Each is its verbatim text, so its payload comes back as it was.
+    static func keepingAll(_ batch: Batch) -> Batch {
+        guard !batch.quarantined.isEmpty else { return batch }
+        var json = Array(batch.samplesJSON.dropLast())
+        for (i, sample) in batch.quarantined.enumerated() {
+            if batch.validSampleCount > 0 || i > 0 { json.append(UInt8(ascii: ",")) }
+            json += Array(sample.raw.utf8)
+        }
+        json.append(UInt8(ascii: "]"))
+        return Batch(format: batch.format, envelope: batch.envelope, samplesJSON: json,
+                     validSampleCount: batch.sampleCount, quarantined: [])
+    }
+
+    /// The manifest's files, each checked present with its SHA-256; throws before anything is stored.
+    static func checkedManifest(_ directory: URL) throws -> [PersonExportFile] {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("manifest.json").path),
+              let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw PersonExportError.badManifest("missing or not a JSON object in \(directory.path)")
+        }
+        guard manifest["format"] as? String == PersonExporter.format, let listed = manifest["files"] as? [[String: Any]] else {
+            throw PersonExportError.badManifest("not a \(PersonExporter.format) manifest")
+        }
+        let files = try listed.map { entry in
+            guard let kind = entry["kind"] as? String, let path = entry["path"] as? String, let sha = entry["sha256"] as? String,
+                  !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
+                throw PersonExportError.badManifest("a file entry lacks kind, path or sha256, or leaves the folder")
+            }
+            return PersonExportFile(kind: kind, path: path, items: entry["items"] as? Int ?? 0, sha256: sha,
+                                    storedSHA256: entry["stored_sha256"] as? String)
+        }
+        for file in files { _ = try read(file, in: directory) }
+        return files
+    }
+
+    /// A listed file's bytes, checked against its SHA-256.
+    static func read(_ file: PersonExportFile, in directory: URL) throws -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(file.path).path),
+              SHA256.hexString(SHA256.hash([UInt8](data))) == file.sha256 else {
+            throw PersonExportError.fileChanged(file.path)
+        }
+        return [UInt8](data)
+    }
+
+    /// Bytes of a hex text; nil when it is not hex.
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        return stride(from: 0, to: digits.count, by: 2).compactMap { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16) }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import Hashing
+import Postgres
+
+/// A file of a person's export, as `manifest.json` lists it.
+public struct PersonExportFile: Sendable, Equatable {
+    /// What it holds and what reads it back: `healthd` (a healthd v1 body: `ingest`), `apple-export`
+    /// (a healthd v1 body of samples that came from the Health app's export), `apple-export-route`
+    /// (a route that came with it, as stored), `workout` (a Stridee
+    /// `healthkit.v1` body), `wellness` (a `healthkit.wellness.v1` body), `activity-summaries`, `deletions` (the marks a
+    /// reconciliation made, and the reconciliations), `settings`.
+    public var kind: String
+    /// The path under the export's folder.
+    public var path: String
+    /// Samples, items or summaries in it (1 for a workout or the settings).
+    public var items: Int
+    /// SHA-256 of the file, hex.
+    public var sha256: String
+    /// A workout's body SHA-256 as first stored (the workout sample's `id`), hex; nil otherwise.
+    public var storedSHA256: String?
+
+    public init(kind: String, path: String, items: Int, sha256: String, storedSHA256: String? = nil) {
+        self.kind = kind
+        self.path = path
+        self.items = items
+        self.sha256 = sha256
+        self.storedSHA256 = storedSHA256
+    }
+}
+
+/// Why an export or an import of a person's folder was refused.
+public enum PersonExportError: Error, CustomStringConvertible, Equatable {
+    /// `--to` names a folder that holds something, or a file.
+    case notEmpty(String)
+    /// The manifest is missing or not one this version writes.
+    case badManifest(String)
+    /// A file the manifest lists is missing or its SHA-256 differs.
+    case fileChanged(String)
+
+    public var description: String {
+        switch self {
+        case .notEmpty(let path): return "\(path) is not an empty folder: a person's export goes into a new or empty one"
+        case .badManifest(let why): return "manifest.json: \(why)"
+        case .fileChanged(let path): return "\(path) is missing or differs from its SHA-256 in manifest.json"
+        }
+    }
+}
+
+/// `person export P --to DIR` (CONTRACT.md §6): everything held for a person, in formats this
+/// warehouse reads back, read in one snapshot row by row (libpq's single-row mode: memory does
+/// not grow with the person's history) and written one body per file, each hashed into `manifest.json`.
+public struct PersonExporter: Sendable {
+    /// Samples in one healthd body.
+    public static let samplesPerBody = 1000
+    /// Wellness items in one body (the receiver takes at most 2,000 and 10 MiB).
+    public static let itemsPerBody = 200
+    /// The manifest's `format`.
+    public static let format = "health-warehouse.person-export.v1"
+
+    let pool: PostgresPool
+
+    public init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Exports `person` into `directory` (absent or empty) and returns the files written, the
+    /// manifest last. Throws `UnknownPersonError` when nothing of the person is held.
+    public func export(person: String, to directory: URL) throws -> [PersonExportFile] {
+        // Checked before the folder is made: an unknown person leaves nothing behind.
+        guard try PersonStore(pool: pool).exists(person) else { throw UnknownPersonError(person: person) }
+        try Self.prepare(directory)
+        return try pool.withTransaction { connection in
+            try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            let writer = FolderWriter(directory: directory)
+            var files = try PersonExportQueries.write(person: person, on: connection, into: writer)
+            files.append(try writer.write("settings.json", kind: "settings", items: 1,
+                                          Array(try PersonStore(pool: pool).settingsJSON(person, on: connection).utf8)))
+            try writer.writeManifest(person: person, files: files)
+            return files
+        }
+    }
+
+    /// Refuses a folder that exists and holds anything (nothing is written then); creates it otherwise.
+    static func prepare(_ directory: URL) throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder) {
+            let entries = isFolder.boolValue ? try FileManager.default.contentsOfDirectory(atPath: directory.path) : ["file"]
+            guard entries.isEmpty else { throw PersonExportError.notEmpty(directory.path) }
+        }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+}
+
+/// Writes the files of one export and remembers their hashes.
+struct FolderWriter {
+    let directory: URL
+
+    /// Writes `bytes` to `path` (its folder made on first use) and describes the file.
+    func write(_ path: String, kind: String, items: Int, _ bytes: [UInt8], storedSHA256: String? = nil) throws -> PersonExportFile {
+        let url = directory.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: url)
+        return PersonExportFile(kind: kind, path: path, items: items, sha256: SHA256.hexString(SHA256.hash(bytes)),
+                                storedSHA256: storedSHA256)
+    }
+
+    /// `manifest.json`: the format, the person, the counts per kind and every file with its SHA-256.
+    func writeManifest(person: String, files: [PersonExportFile]) throws {
+        var counts: [String: Int] = [:]
+        for file in files { counts[file.kind, default: 0] += file.items }
+        let listed: [[String: Any]] = files.map { file in
+            var entry: [String: Any] = ["kind": file.kind, "path": file.path, "items": file.items, "sha256": file.sha256]
+            if let stored = file.storedSHA256 { entry["stored_sha256"] = stored }
+            return entry
+        }
+        let manifest: [String: Any] = ["format": PersonExporter.format, "person": person, "counts": counts, "files": listed]
+        let data = try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys, .prettyPrinted])
+        try data.write(to: directory.appendingPathComponent("manifest.json"))
+    }
+}

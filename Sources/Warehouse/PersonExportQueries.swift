@@ -1,0 +1,126 @@
+import Foundation
+import Postgres
+
+/// The reads of `person export`, each streamed row by row inside the exporter's snapshot: one
+/// row is one file's body, built by PostgreSQL from the stored rows as they are.
+enum PersonExportQueries {
+    /// healthd v1 bodies of the samples healthd and the Health app's export brought (a Stridee
+    /// workout's own sample comes back with its body): per origin and exportId, in start order,
+    /// `samplesPerBody` to a body, each sample's stored payload as it is. (A sample written
+    /// without an exportId, which no way in does, goes under the nil UUID.)
+    static let sampleBodies = """
+        WITH numbered AS (
+          SELECT s.origin, s.export_id, s.payload, s.uuid, s.start_at, s.end_at,
+                 (row_number() OVER (PARTITION BY s.origin, s.export_id ORDER BY s.start_at, s.uuid) - 1) / $2 AS chunk
+          FROM health_store.samples s
+          WHERE s.person = $1 AND s.origin IN ('healthd', 'export')
+        ), bodies AS (
+          SELECT n.origin, n.export_id, n.chunk, count(*) AS samples, min(n.start_at) AS first_start, max(n.end_at) AS last_end,
+                 json_agg(n.payload ORDER BY n.start_at, n.uuid) AS payloads
+          FROM numbered n GROUP BY n.origin, n.export_id, n.chunk
+        ), stamped AS (
+          SELECT b.*, date_trunc('second', b.first_start) AS window_start,
+                 date_trunc('second', b.last_end) + interval '1 second' AS window_end,
+                 max(b.chunk) OVER run AS last_chunk, min(b.first_start) OVER run AS run_start, max(b.last_end) OVER run AS run_end
+          FROM bodies b WINDOW run AS (PARTITION BY b.origin, b.export_id)
+        )
+        SELECT s.origin, s.samples, json_build_object(
+          'schemaVersion', 1, 'connectivityTest', false,
+          'exportId', upper(coalesce(s.export_id, '00000000-0000-4000-8000-000000000000')::text),
+          'generatedAt', health_store.reference_stamp(now()), 'batchSequence', s.chunk + 1,
+          'isFinalBatch', s.chunk = s.last_chunk, 'basis', 'window',
+          'windowStart', health_store.reference_stamp(s.window_start), 'windowEnd', health_store.reference_stamp(s.window_end),
+          'occasionStart', health_store.reference_stamp(date_trunc('second', s.run_start)),
+          'occasionEnd', health_store.reference_stamp(date_trunc('second', s.run_end) + interval '1 second'),
+          'samples', s.payloads)::text
+        FROM stamped s ORDER BY s.origin DESC, s.export_id, s.chunk
+        """
+
+    /// `healthkit.v1` bodies of the Stridee workouts: the header as sent, each stream as
+    /// `[{t, v}]` under its body name (`heart_rate` → `heartRate`), the route the body brought.
+    static let workoutBodies = """
+        SELECT w.uuid::text, encode(w.body_sha256, 'hex'),
+               (w.header || coalesce(st.streams, '{}'::jsonb) || coalesce(rt.route, '{}'::jsonb))::text
+        FROM health_store.stridee_workouts w
+        LEFT JOIN LATERAL (
+          SELECT jsonb_object_agg(health_store.body_name(s.stream),
+                   (SELECT jsonb_agg(jsonb_build_object('t', health_store.micro_stamp(x.t), 'v', x.v) ORDER BY x.i)
+                    FROM unnest(s.t, s.v) WITH ORDINALITY AS x(t, v, i))) AS streams
+          FROM health_store.workout_streams s WHERE s.person = w.person AND s.uuid = w.uuid
+        ) st ON true
+        LEFT JOIN LATERAL (
+          SELECT jsonb_build_object('route', jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+                   't', health_store.micro_stamp(p.t), 'lat', p.lat, 'lon', p.lon, 'altitude', p.altitude, 'speed', p.speed,
+                   'course', p.course, 'horizontalAccuracy', p.horizontal, 'verticalAccuracy', p.vertical)) ORDER BY p.i)) AS route
+          FROM health_store.workout_routes r,
+               unnest(r.t, r.lat, r.lon, r.altitude_m, r.speed_mps, r.course_deg, r.horizontal_accuracy_m, r.vertical_accuracy_m)
+                 WITH ORDINALITY AS p(t, lat, lon, altitude, speed, course, horizontal, vertical, i)
+          WHERE r.person = w.person AND r.uuid = w.uuid AND r.origin = 'stridee'
+          HAVING count(*) > 0
+        ) rt ON true
+        WHERE w.person = $1
+        ORDER BY w.start_at, w.uuid
+        """
+
+    /// The routes the Health app's export brought (of workouts that are samples), one row each
+    /// as stored, without the person: `health_store.restore_route` takes it back.
+    static let exportRoutes = """
+        SELECT r.uuid::text, (to_jsonb(r) - 'person')::text
+        FROM health_store.workout_routes r WHERE r.person = $1 AND r.origin = 'export' ORDER BY r.uuid
+        """
+
+    /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body.
+    static let wellnessBodies = """
+        SELECT count(*), json_build_object('items', json_agg(x.item ORDER BY x.kind, x.start_at))::text
+        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER (ORDER BY w.kind, w.start_at) - 1) / $2 AS chunk
+              FROM health_store.wellness_items w WHERE w.person = $1) x
+        GROUP BY x.chunk ORDER BY x.chunk
+        """
+
+    /// The activity summaries as `health_store.store_activity_summaries` takes them back.
+    static let activitySummaries = """
+        SELECT count(*), coalesce(json_agg(to_jsonb(a) - '{person,first_received_at,last_received_at}'::text[] ORDER BY a.day),
+                                  '[]')::text
+        FROM health_store.activity_summaries a WHERE a.person = $1
+        """
+
+    /// Writes every file but the settings and the manifest.
+    static func write(person: String, on connection: PostgresConnection, into writer: FolderWriter) throws -> [PersonExportFile] {
+        var files: [PersonExportFile] = []
+        var bodies = 0
+        try stream(sampleBodies, [person, PersonExporter.samplesPerBody], on: connection) { row in
+            bodies += 1
+            let kind = row[0] == "export" ? "apple-export" : "healthd"
+            files.append(try writer.write(String(format: "\(kind)/%06d.json", bodies), kind: kind, items: try row.decode(1),
+                                          Array(try row.decode(2, as: String.self).utf8)))
+        }
+        try stream(workoutBodies, [person], on: connection) { row in
+            files.append(try writer.write("workouts/\(try row.decode(0, as: String.self)).json", kind: "workout", items: 1,
+                                          Array(try row.decode(2, as: String.self).utf8), storedSHA256: row[1]))
+        }
+        try stream(exportRoutes, [person], on: connection) { row in
+            files.append(try writer.write("apple-export/routes/\(try row.decode(0, as: String.self)).json", kind: "apple-export-route",
+                                          items: 1, Array(try row.decode(1, as: String.self).utf8)))
+        }
+        bodies = 0
+        try stream(wellnessBodies, [person, PersonExporter.itemsPerBody], on: connection) { row in
+            bodies += 1
+            files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: "wellness", items: try row.decode(0),
+                                          Array(try row.decode(1, as: String.self).utf8)))
+        }
+        let deletions = try connection.query("SELECT health_store.person_deletions($1)::text", [person]).first!
+        files.append(try writer.write("deletions.json", kind: "deletions", items: 1, Array(try deletions.decode(0, as: String.self).utf8)))
+        let summaries = try connection.query(activitySummaries, [person]).first!
+        files.append(try writer.write("activity-summaries.json", kind: "activity-summaries", items: try summaries.decode(0),
+                                      Array(try summaries.decode(1, as: String.self).utf8)))
+        return files
+    }
+
+    /// Runs `sql`, calling `each` on every row as it arrives (one row held at a time). Not a
+    /// cursor: PostgreSQL plans a cursor's query without parallel workers, and the samples'
+    /// sort is the export's largest cost (docs/benchmarks.md, "People").
+    static func stream(_ sql: String, _ parameters: [(any PostgresBindable)?], on connection: PostgresConnection,
+                       _ each: (PostgresRow) throws -> Void) throws {
+        try connection.forEachRow(sql, parameters, each)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Hashing
+import HealthPayload
+import Postgres
+import Testing
+import TestSupport
+import Warehouse
+
+/// `person list|export|import|delete` (CONTRACT.md §6), run as the built binary against a real
+/// PostgreSQL filled through every way in.
+@Suite("person")
+struct PersonTests {
+    /// Views whose rows are about deliveries, which a round trip makes anew (their received
+    /// times and counts are the import's own): left out of the comparison.
+    static let deliveryViews: Set<String> = ["deliveries", "export_runs", "freshness", "quarantine"]
+    /// Columns that are when a row was received: the round trip's own time.
+    static let receivedColumns: Set<String> = ["first_received_at", "last_received_at"]
+
+    /// Every row of `person` in every health view with a person column (but `deliveryViews`),
+    /// received times left out, sorted: view name → rows as text.
+    static func snapshot(_ db: TestDatabase, person: String) throws -> [String: [String]] {
+        let views = try db.query("""
+            SELECT c.table_name, array_agg(quote_ident(c.column_name) ORDER BY c.ordinal_position)::text
+            FROM information_schema.columns c JOIN information_schema.views v USING (table_schema, table_name)
+            WHERE c.table_schema = 'health' AND c.column_name <> ALL ($1::text[])
+            GROUP BY c.table_name HAVING bool_or(c.column_name = 'person')
+            """, [PostgresArrayParameter.text(Array(receivedColumns))])
+        var out: [String: [String]] = [:]
+        for view in views {
+            let name: String = try view.decode(0)
+            guard !deliveryViews.contains(name) else { continue }
+            let columns = try view.decode(1, as: String.self).dropFirst().dropLast()
+            out[name] = try db.query("SELECT (ROW(\(columns)))::text AS r FROM health.\(name) WHERE person = $1 ORDER BY 1", [person])
+                .map { try $0.decode(0) }
+        }
+        return out
+    }
+
+    /// Rows of `person` in every table of `health_store.person_tables`.
+    static func storedRows(_ db: TestDatabase, person: String) throws -> Int {
+        try db.scalar("SELECT sum(held)::bigint FROM health_store.person_rows($1)", [person], as: Int.self) ?? -1
+    }
+
+    /// A person filled through every way in: healthd bodies (`ingest`), Stridee workouts with
+    /// streams and routes and wellness bodies, an Apple Health export (samples, routes, activity
+    /// summaries), a time zone, a source priority and a staleness setting.
+    static func fill(_ db: TestDatabase, person: String, folder: String, days: Int, seed: Int) throws {
+        let generated = try CLIProcess.run(["generate", "--days", "\(days)", "--start", "2026-03-01", "--seed", "\(seed)",
+                                            "--out", "\(folder)/backlog", "--stridee-out", "\(folder)/stridee"])
+        #expect(generated.status == 0, "\(generated.stderr)")
+        let export = try CLIProcess.run(["generate", "--days", "\(days)", "--start", "2026-01-01", "--seed", "\(seed + 100)",
+                                         "--format", "apple-export", "--out", "\(folder)/export"])
+        #expect(export.status == 0, "\(export.stderr)")
+        #expect(try CLIProcess.run(["set-time-zone", "Europe/Berlin", "--person", person, "--database-url", db.connectionString]).status == 0)
+        let ingest = try CLIProcess.run(["ingest", "\(folder)/backlog", "--person", person, "--database-url", db.connectionString])
+        #expect(ingest.status == 0, "\(ingest.stderr)")
+        let imported = try CLIProcess.run(["import-apple-health", "\(folder)/export/export.zip", "--person", person,
+                                           "--database-url", db.connectionString])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
+        defer { pool.close() }
+        let stridee = StrideeStore(pool: pool)
+        for name in try FileManager.default.contentsOfDirectory(atPath: "\(folder)/stridee").sorted() {
+            let body = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(folder)/stridee/\(name)")))
+            if name.contains("-workout-") {
+                _ = try stridee.storeWorkout(try StrideeDecoder.decodeWorkout(body), person: person, connect: true, bodySHA256: SHA256.hash(body))
+            } else {
+                _ = try stridee.storeWellness(try StrideeDecoder.decodeWellness(body), person: person, connect: true)
+            }
+        }
+        let source = try #require(try db.scalar("""
+            SELECT min(source) FROM health_store.samples WHERE person = $1 AND type = 'HKQuantityTypeIdentifierStepCount'
+            """, [person], as: String.self))
+        try db.query("SELECT health.set_source_priority($1, 'HKQuantityTypeIdentifierStepCount', ARRAY[$2])", [person, source])
+        try db.query("SELECT health.set_stale_after($1, interval '9 hours')", [person])
+    }
+
+    @Test("export, delete, import: every health view of the person equal row for row; another person untouched")
+    func roundTrip() throws {
+        let folder = NSTemporaryDirectory() + "hw-person-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestPostgres.withDatabase { db in
+            try Self.fill(db, person: "alice", folder: "\(folder)/alice", days: 8, seed: 3)
+            try Self.fill(db, person: "bob", folder: "\(folder)/bob", days: 3, seed: 5)
+            // Marks as a reconciliation leaves them (by its own writer), and its record.
+            let marker = try db.connect()
+            try marker.withTransaction { connection in
+                try connection.query("SELECT health_store.lock_person('alice')")
+                try connection.query("""
+                    SELECT health_store.mark_deleted('alice', ARRAY(SELECT uuid FROM health_store.samples
+                             WHERE person = 'alice' AND type = 'HKQuantityTypeIdentifierStepCount' ORDER BY uuid LIMIT 25),
+                           '2026-03-09T00:00:00Z', '2026-03-10T08:00:00Z')
+                    """)
+                try connection.query("""
+                    INSERT INTO health_store.reconciliations (person, export_date, reconciled_at, path, deleted)
+                    VALUES ('alice', '2026-03-09T00:00:00Z', '2026-03-10T08:00:00Z', '/exports/export.zip', 25)
+                    """)
+            }
+            marker.close()
+            let alice = try Self.snapshot(db, person: "alice"), bob = try Self.snapshot(db, person: "bob")
+            #expect(alice["deleted_samples"]?.count == 25)
+            for view in ["samples", "workouts", "workout_routes", "workout_streams", "wellness", "activity_summaries", "settings"] {
+                #expect(alice[view]?.isEmpty == false, "alice has \(view)")
+            }
+            #expect(alice["workouts"]!.contains { $0.contains(",stridee,") || $0.contains(",both,") })
+
+            let url = ["--database-url", db.connectionString]
+            let exported = try CLIProcess.run(["person", "export", "alice", "--to", "\(folder)/out"] + url)
+            #expect(exported.status == 0, "\(exported.stderr)")
+            let deleted = try CLIProcess.run(["person", "delete", "alice", "--yes"] + url)
+            #expect(deleted.status == 0, "\(deleted.stderr)")
+            #expect(deleted.stdout.contains("samples\t\(try #require(alice["samples"]).count)"), "\(deleted.stdout)")
+            #expect(try Self.storedRows(db, person: "alice") == 0)
+            #expect(try Self.snapshot(db, person: "bob") == bob)
+
+            let imported = try CLIProcess.run(["person", "import", "alice", "--from", "\(folder)/out"] + url)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let after = try Self.snapshot(db, person: "alice")
+            for (view, rows) in alice {
+                let same = after[view] == rows
+                #expect(same, "health.\(view): \(rows.count) rows before, \(after[view]?.count ?? 0) after; first differing: \(Self.firstDifference(rows, after[view] ?? []))")
+            }
+            #expect(try Self.snapshot(db, person: "bob") == bob)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('alice')", as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations WHERE person = 'alice' AND deleted = 25",
+                                  as: Int.self) == 1)
+        }
+    }
+
+    static func firstDifference(_ a: [String], _ b: [String]) -> String {
+        let onlyA = Set(a).subtracting(b).sorted().first, onlyB = Set(b).subtracting(a).sorted().first
+        return "before only: \(onlyA ?? "-") | after only: \(onlyB ?? "-")"
+    }
+}
