@@ -21,7 +21,7 @@ FROM ${SWIFT_IMAGE} AS build
 RUN export DEBIAN_FRONTEND=noninteractive \
  && apt-get -q update \
  && apt-get -q install -y --no-install-recommends \
-      libpq-dev libmicrohttpd-dev zlib1g-dev libssl-dev libxml2-dev libzip-dev pkg-config \
+      libpq-dev libmicrohttpd-dev zlib1g-dev libssl-dev libxml2-dev libzip-dev libgnutls28-dev pkg-config \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -40,7 +40,8 @@ FROM ${RUNTIME_IMAGE}
 
 # One line per library the binary links (see `ldd health-warehouse`):
 #   libpq5 (libpq.so.5), libmicrohttpd12 (libmicrohttpd.so.12), zlib1g (libz.so.1),
-#   libssl3 (libcrypto.so.3), libxml2 (libxml2.so.2), libzip4 (libzip.so.4), libstdc++6 and libgcc-s1 (the statically linked Swift runtime's
+#   libssl3 (libcrypto.so.3), libxml2 (libxml2.so.2), libzip4 (libzip.so.4), libgnutls30
+#   (libgnutls.so.30: checking a TLS pair and its expiry; serve --tls-cert), libstdc++6 and libgcc-s1 (the statically linked Swift runtime's
 #   C++ and unwinder); libc6 is in every Debian image. ca-certificates for TLS to an external
 #   PostgreSQL (sslmode=verify-full sslrootcert=/etc/ssl/certs/ca-certificates.crt).
 RUN export DEBIAN_FRONTEND=noninteractive \
@@ -52,6 +53,7 @@ RUN export DEBIAN_FRONTEND=noninteractive \
       libssl3 \
       libxml2 \
       libzip4 \
+      libgnutls30 \
       libstdc++6 \
       libgcc-s1 \
       ca-certificates \
