@@ -157,7 +157,7 @@ struct PageHTTPTests {
             try pool.withConnection { connection in
                 #expect(try connection.query("SELECT current_user::text").first?.decode(0, as: String.self) == "health_reader")
                 #expect(try connection.query("SELECT count(*) FROM health.daily_summary").first?.decode(0, as: Int.self) == 0)
-                let denied = #expect(throws: PostgresError.self) { try connection.query("SELECT count(*) FROM health_store.tokens") }
+                let denied = #expect(throws: PostgresError.self) { try connection.query("SELECT token_sha256 FROM health_store.tokens") }
                 #expect(denied?.sqlState == "42501")
                 try connection.query("RESET ROLE")
                 let readOnly = #expect(throws: PostgresError.self) { try connection.query("CREATE TABLE health_store.x (a int)") }

@@ -31,11 +31,13 @@ COMMENT ON FUNCTION health_store.token_is_live(timestamptz, timestamptz) IS
 -- True once any token exists or existed (health_store.receiver_flags): every request then
 -- needs a live token. The receiver's admission and its re-check under the lock both use it.
 CREATE OR REPLACE FUNCTION health_store.tokens_required() RETURNS boolean
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT EXISTS (SELECT 1 FROM health_store.tokens)
-      OR EXISTS (SELECT 1 FROM health_store.receiver_flags f WHERE f.flag = 'tokens_minted')
+BEGIN
+  RETURN EXISTS (SELECT 1 FROM health_store.tokens)
+      OR EXISTS (SELECT 1 FROM health_store.receiver_flags f WHERE f.flag = 'tokens_minted');
+END
 $$;
 
 COMMENT ON FUNCTION health_store.tokens_required() IS
@@ -63,11 +65,13 @@ COMMENT ON FUNCTION health_store.hold_person(text) IS
 
 -- Whether anything of the person is held: a row of health_store.persons or a token.
 CREATE OR REPLACE FUNCTION health_store.person_exists(p_person text) RETURNS boolean
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT EXISTS (SELECT 1 FROM health_store.persons p WHERE p.person = p_person)
-      OR EXISTS (SELECT 1 FROM health_store.tokens t WHERE t.person = p_person)
+BEGIN
+  RETURN EXISTS (SELECT 1 FROM health_store.persons p WHERE p.person = p_person)
+      OR EXISTS (SELECT 1 FROM health_store.tokens t WHERE t.person = p_person);
+END
 $$;
 
 COMMENT ON FUNCTION health_store.person_exists(text) IS
@@ -77,22 +81,31 @@ COMMENT ON FUNCTION health_store.person_exists(text) IS
 -- a sample, the last accepted batch.
 CREATE OR REPLACE FUNCTION health_store.people()
 RETURNS TABLE (person text, tokens bigint, samples bigint, first_day date, last_day date, last_received_at timestamptz)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
+#variable_conflict use_column
+BEGIN
+  -- Each table grouped by person and joined, never a subquery per person (on Citus each
+  -- grouped read runs on the workers).
+  RETURN QUERY
   WITH who AS (
     SELECT p.person FROM health_store.persons p
     UNION SELECT t.person FROM health_store.tokens t
-  )
-  SELECT w.person,
-         (SELECT count(*) FROM health_store.tokens t
-          WHERE t.person = w.person AND health_store.token_is_live(t.revoked_at, t.expires_at)),
-         (SELECT count(*) FROM health_store.samples s WHERE s.person = w.person),
-         (SELECT min(d.day) FROM health_store.rollup_day d WHERE d.person = w.person),
-         (SELECT max(d.day) FROM health_store.rollup_day d WHERE d.person = w.person),
-         (SELECT max(d.received_at) FROM health_store.deliveries d WHERE d.person = w.person)
+  ),
+  live AS (SELECT t.person, count(*) FILTER (WHERE health_store.token_is_live(t.revoked_at, t.expires_at)) AS n
+           FROM health_store.tokens t GROUP BY t.person),
+  held AS (SELECT s.person, count(*) AS n FROM health_store.samples s GROUP BY s.person),
+  days AS (SELECT d.person, min(d.day) AS first_day, max(d.day) AS last_day FROM health_store.rollup_day d GROUP BY d.person),
+  last AS (SELECT d.person, max(d.received_at) AS at FROM health_store.deliveries d GROUP BY d.person)
+  SELECT w.person, coalesce(l.n, 0), coalesce(h.n, 0), y.first_day, y.last_day, b.at
   FROM who w
-  ORDER BY w.person COLLATE "C"
+  LEFT JOIN live l ON l.person = w.person
+  LEFT JOIN held h ON h.person = w.person
+  LEFT JOIN days y ON y.person = w.person
+  LEFT JOIN last b ON b.person = w.person
+  ORDER BY w.person COLLATE "C";
+END
 $$;
 
 COMMENT ON FUNCTION health_store.people() IS
@@ -155,17 +168,19 @@ COMMENT ON FUNCTION health_store.person_rows(text) IS
 -- A person's settings as one JSON object (`person export`): time zone, stale_after in seconds,
 -- source priorities {type: [sources]} and the Stridee connection (null when never made).
 CREATE OR REPLACE FUNCTION health_store.person_settings(p_person text) RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT jsonb_build_object(
+BEGIN
+  RETURN jsonb_build_object(
     'time_zone', (SELECT s.time_zone FROM health_store.settings s WHERE s.person = p_person),
     'stale_after_s', (SELECT extract(epoch FROM s.stale_after) FROM health_store.settings s WHERE s.person = p_person),
     'source_priorities', coalesce((SELECT jsonb_object_agg(p.type, to_jsonb(p.sources))
                                    FROM health_store.source_priorities p WHERE p.person = p_person), '{}'::jsonb),
     'connection', (SELECT jsonb_build_object('status', c.status, 'connected_at', c.connected_at,
                                              'disconnected_at', c.disconnected_at, 'updated_at', c.updated_at)
-                   FROM health_store.connections c WHERE c.person = p_person))
+                   FROM health_store.connections c WHERE c.person = p_person));
+END
 $$;
 
 COMMENT ON FUNCTION health_store.person_settings(text) IS
@@ -224,15 +239,17 @@ COMMENT ON FUNCTION health_store.restore_route(text, jsonb) IS
 -- A person's deletion marks and reconciliations as one JSON object (`person export`):
 -- {"marks": [{uuid, deleted_at, deleted_by_export}], "reconciliations": [rows without the person]}.
 CREATE OR REPLACE FUNCTION health_store.person_deletions(p_person text) RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT jsonb_build_object(
+BEGIN
+  RETURN jsonb_build_object(
     'marks', coalesce((SELECT jsonb_agg(jsonb_build_object('uuid', s.uuid, 'deleted_at', s.deleted_at,
                                                            'deleted_by_export', s.deleted_by_export) ORDER BY s.uuid)
                        FROM health_store.samples s WHERE s.person = p_person AND s.deleted_at IS NOT NULL), '[]'::jsonb),
     'reconciliations', coalesce((SELECT jsonb_agg(to_jsonb(r) - 'person' ORDER BY r.reconciled_at)
-                                 FROM health_store.reconciliations r WHERE r.person = p_person), '[]'::jsonb))
+                                 FROM health_store.reconciliations r WHERE r.person = p_person), '[]'::jsonb));
+END
 $$;
 
 COMMENT ON FUNCTION health_store.person_deletions(text) IS
