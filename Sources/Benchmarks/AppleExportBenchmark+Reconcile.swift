@@ -3,8 +3,8 @@ import Harness
 import Postgres
 
 /// The reconcile step of the apple-export section (docs/benchmarks.md, "Apple Health export";
-/// issue 25's goal): the database that holds the history as healthd sent it (the ingest side)
-/// is reconciled with the same export, unpacked, with every 100th one-line `<Record>` removed —
+/// issue 25's goal): the database that imported the export is reconciled with the same export,
+/// unpacked, with every 100th one-line `<Record>` removed —
 /// 1 % of the samples, deleted in Health before the export was made. Exactly those must be
 /// marked; the time is printed next to the import's own.
 struct ReconcileStep {
