@@ -114,6 +114,10 @@ BEGIN
       USING ERRCODE = 'HWR02', HINT = 'Export again from the Health app and reconcile with the newer export.';
   END IF;
 
+  -- The staged records arrived in this command: without statistics the planner takes the
+  -- table for empty and probes it by a scan per held sample (a 538k-record export: over the
+  -- statement timeout). Measured: docs/benchmarks.md, "Apple Health export".
+  ANALYZE health_store.export_records;
   v_marked := ARRAY(SELECT ROW(c.uuid, c.type, c.day)::health_store.marked_sample
                     FROM health_store.reconcile_candidates(p_person, p_run, p_export_date, p_started_at) c);
 
