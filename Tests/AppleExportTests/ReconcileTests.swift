@@ -138,6 +138,25 @@ struct ReconcileTests {
         }
     }
 
+    @Test("a later export holding the twins of marked pushed samples brings them back, with their rollups")
+    func laterExportRevives() throws {
+        let person = try Self.person(removingEvery: 25)
+        defer { try? FileManager.default.removeItem(at: person.folder) }
+        try TestPostgres.withDatabase { db in
+            try Self.push(db, person.pushed)
+            let before = try db.rows("SELECT day::text, steps::text FROM health.daily_summary ORDER BY day")
+            #expect(try Self.reconcile(db, person.export).status == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == person.removed.count)
+            // The whole export (the archive the removed records were taken from) imported.
+            let full = person.folder.appendingPathComponent("export.zip").path
+            let out = try CLIProcess.run(["import-apple-health", full], environment: ["DATABASE_URL": db.connectionString])
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == 0)
+            #expect(try db.rows("SELECT day::text, steps::text FROM health.daily_summary ORDER BY day") == before)
+            #expect(try db.rollupDifferences() == 0)
+        }
+    }
+
     @Test("--dry-run prints what would be marked, per type and month, and changes nothing, the import neither")
     func dryRun() throws {
         let person = try Self.person(removingEvery: 25)

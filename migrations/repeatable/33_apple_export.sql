@@ -99,8 +99,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_keys  health_store.rollup_key[];
-  v_spans health_store.span[];
+  v_uuids uuid[];
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM health_store.samples s WHERE s.person = p_person AND s.deleted_at IS NOT NULL) THEN
     RETURN;
@@ -110,22 +109,14 @@ BEGIN
            health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value') AS value, e.value->'value' AS payload_value
     FROM jsonb_array_elements(p_samples) AS e
     LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
-  ),
-  revived AS (
-    UPDATE health_store.samples h SET deleted_at = NULL, deleted_by_export = NULL
-    FROM x
-    WHERE h.person = p_person AND h.deleted_at IS NOT NULL AND h.origin <> 'export' AND h.type = x.type
-      AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value', x.start_at, x.end_at, x.value, x.payload_value)
-    RETURNING h.day, h.type, h.source, h.start_at, h.end_at
   )
-  SELECT (SELECT array_agg(DISTINCT ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM revived r),
-         (SELECT array_agg(ROW(r.type, r.source, r.start_at, r.end_at)::health_store.span) FROM revived r
-          WHERE r.type IN (SELECT t.type FROM health_store.total_types t))
-  INTO v_keys, v_spans;
-  IF v_spans IS NOT NULL THEN
-    v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
-  END IF;
-  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, NULL);
+  SELECT array_agg(DISTINCT h.uuid) INTO v_uuids
+  FROM health_store.samples h
+  JOIN x ON h.type = x.type
+  WHERE h.person = p_person AND h.deleted_at IS NOT NULL AND h.origin <> 'export'
+    AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value', x.start_at, x.end_at, x.value, x.payload_value);
+  -- The mark's one writer (62_deletions.sql) clears it and redoes coverings and rollups.
+  PERFORM health_store.mark_deleted(p_person, v_uuids, NULL, NULL);
 END
 $$;
 

@@ -161,9 +161,10 @@ $$;
 COMMENT ON FUNCTION health_store.reconcile_export(text, uuid, timestamptz, text, timestamptz, boolean, boolean, timestamptz) IS
   'Reconciles a person with a staged export: refuses an older export or a loss of over 20 % of a type (unless forced); with p_apply marks what no record matches deleted and records it. Answers the marks per type and month.';
 
--- Marks the given samples of a person deleted by the export of p_export_date, and keeps
--- everything that counts samples right: the coalescing rule around them and their rollup
--- keys. Caller holds the person lock.
+-- Marks the given samples of a person deleted by the export of p_export_date — or, with
+-- p_export_date NULL, clears their marks (revive_pushed_twins) — and keeps everything that
+-- counts samples right: the coalescing rule around them and their rollup keys. The one writer
+-- of the mark but store_samples' own. Caller holds the person lock.
 CREATE OR REPLACE FUNCTION health_store.mark_deleted(p_person text, p_uuids uuid[], p_export_date timestamptz,
                                                      p_at timestamptz)
 RETURNS void
@@ -178,9 +179,11 @@ BEGIN
     RETURN;
   END IF;
   -- Aggregates in the FROM's select, never subqueries in a target list (Citus pushes none down).
+  -- With no export date the marks go: the samples exist again.
   WITH marked AS (
-    UPDATE health_store.samples s SET deleted_at = p_at, deleted_by_export = p_export_date
-    WHERE s.person = p_person AND s.uuid = ANY (p_uuids) AND s.deleted_at IS NULL
+    UPDATE health_store.samples s
+    SET deleted_at = CASE WHEN p_export_date IS NOT NULL THEN p_at END, deleted_by_export = p_export_date
+    WHERE s.person = p_person AND s.uuid = ANY (p_uuids) AND (s.deleted_at IS NULL) = (p_export_date IS NOT NULL)
     RETURNING s.day, s.type, s.source, s.start_at, s.end_at
   )
   SELECT array_agg(DISTINCT ROW(m.day, m.type, m.source)::health_store.rollup_key),
@@ -196,7 +199,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.mark_deleted(text, uuid[], timestamptz, timestamptz) IS
-  'Marks samples of a person deleted by an export and redoes the coalescing rule around them and their rollups. Caller holds the person lock.';
+  'Marks samples of a person deleted by an export (or, with a NULL export date, clears their marks) and redoes the coalescing rule around them and their rollups. Caller holds the person lock.';
 
 REVOKE EXECUTE ON FUNCTION
   health_store.stage_export_records(text, uuid, jsonb),
