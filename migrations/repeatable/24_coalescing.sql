@@ -268,9 +268,12 @@ BEGIN
     WHERE c.person = p_person AND c.uuid = d.uuid AND d.parts < 2
   ),
   flipped AS (
+    -- The uuids as a list reach the primary key whatever the statistics say (joined alone, a
+    -- planner that thinks the person has few samples hashes all of them).
     UPDATE health_store.samples s SET coalesced = d.coalescing
     FROM decided d
-    WHERE s.person = p_person AND s.uuid = d.uuid AND s.coalesced IS DISTINCT FROM d.coalescing
+    WHERE s.person = p_person AND s.uuid = ANY (ARRAY(SELECT x.uuid FROM unnest(v_decided) x))
+      AND s.uuid = d.uuid AND s.coalesced IS DISTINCT FROM d.coalescing
     RETURNING s.day, s.type, s.source
   )
   SELECT array_agg(ROW(f.day, f.type, f.source)::health_store.rollup_key) INTO v_flipped FROM flipped f;

@@ -132,9 +132,6 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   v_pairs      health_store.rollup_key[];
-  v_days       date[];
-  v_types      text[];
-  v_sources    text[];
   v_recomputed health_store.rollup_source[];
   v_stored     health_store.stored_level1[];
   v_rows       health_store.rollup_source[];
@@ -152,16 +149,17 @@ BEGIN
   SELECT array_agg(ROW(r.type, r.rule, r.per_source_winner, r.metric, r.unit)::health_store.type_rule) INTO v_rules
   FROM health_store.type_rules r WHERE r.type IN (SELECT a.type FROM unnest(p_added) a);
 
-  -- Keys to recompute: their rows from all of their samples (the keys' days, types and sources
-  -- as lists reach the samples' index under the grouping; rows of keys not asked for are
-  -- dropped below), keeping the rank each has (level 2 sets ranks after this).
+  -- Keys to recompute: their rows from all of their samples, one key at a time (the key's
+  -- equality conditions reach the samples' index under the grouping; lists of days, types and
+  -- sources would read their whole cross product), keeping the rank each has (level 2 sets
+  -- ranks after this).
   IF p_keys IS NOT NULL THEN
     p_keys := ARRAY(SELECT DISTINCT k FROM unnest(p_keys) k);
-    SELECT array_agg(DISTINCT k.day), array_agg(DISTINCT k.type), array_agg(DISTINCT k.source)
-    INTO v_days, v_types, v_sources FROM unnest(p_keys) k;
     SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, to_jsonb(v))) INTO v_recomputed
-    FROM health_store.calc_source v
-    WHERE v.person = p_person AND v.type = ANY (v_types) AND v.day = ANY (v_days) AND v.source = ANY (v_sources);
+    FROM unnest(p_keys) k
+    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
+                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
+                        OFFSET 0) v;
   END IF;
 
   -- Keys that only gained samples: their stored aggregates and rank, by one index probe each.
