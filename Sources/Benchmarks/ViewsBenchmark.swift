@@ -433,7 +433,7 @@ struct ViewsBenchmark {
                 let cpuBefore = cpuKnown ? Self.cpuSeconds(pid: pid) : nil
                 let started = ContinuousClock.now
                 try c.query("""
-                    SELECT * FROM health_store.store_batch('u', 'http', 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')),
+                    SELECT * FROM health_store.store_batch('u', 'http', false, 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')),
                                                          clock_timestamp())
                     """, [envelope, PostgresBinaryText(body)])
                 let ms = Self.seconds(ContinuousClock.now - started) * 1000

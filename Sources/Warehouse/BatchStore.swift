@@ -95,37 +95,32 @@ public struct BatchStore: Sendable {
     /// batch is one statement, a transaction of its own (on Citus, one call on the person's
     /// worker: docs/scaling.md).
     ///
-    /// With `holdingCredential` (the receiver) the transaction first re-checks the request's
-    /// credential under the person lock (`CredentialHold`): a person deleted since the request's
-    /// head was read gets nothing stored, and the error `CredentialHold.isRevoked` knows.
+    /// With `holdingCredential` (the receiver) `store_batch` checks the request's credential again
+    /// under the person lock (`health_store.hold_person`) in the statement that stores: a person
+    /// deleted since the request's head was read gets nothing stored, and the error
+    /// `CredentialHold.isRevoked` knows.
     @discardableResult
     public func store(_ batches: [Batch], person: String, origin: DeliveryOrigin, bodySHA256: [UInt8],
                       holdingCredential: Bool = false) throws -> StoreCounts {
-        if holdingCredential {
-            return try CredentialHold.run(pool, person: person) { connection in
-                try batches.reduce(StoreCounts()) { total, batch in
-                    total + (try Self.store(batch, person: person, origin: origin, bodySHA256: bodySHA256, on: connection))
-                }
-            }
+        func store(_ batch: Batch, on connection: PostgresConnection) throws -> StoreCounts {
+            try Self.store(batch, person: person, origin: origin, bodySHA256: bodySHA256, holdingCredential: holdingCredential, on: connection)
         }
         if batches.count == 1 {
-            return try pool.withConnection { try Self.store(batches[0], person: person, origin: origin, bodySHA256: bodySHA256, on: $0) }
+            return try pool.withConnection { try store(batches[0], on: $0) }
         }
         return try pool.withTransaction { connection in
-            try batches.reduce(StoreCounts()) { total, batch in
-                total + (try Self.store(batch, person: person, origin: origin, bodySHA256: bodySHA256, on: connection))
-            }
+            try batches.reduce(StoreCounts()) { total, batch in total + (try store(batch, on: connection)) }
         }
     }
 
     /// Stores one batch on a connection, inside the caller's transaction if one is open; the
     /// batch is received now, by this process's clock.
     public static func store(_ batch: Batch, person: String, origin: DeliveryOrigin, bodySHA256: [UInt8],
-                             on connection: PostgresConnection) throws -> StoreCounts {
+                             holdingCredential: Bool = false, on connection: PostgresConnection) throws -> StoreCounts {
         let row = try connection.query("""
             SELECT samples, inserted, duplicates, replaced, quarantined, matched
-            FROM health_store.store_batch($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8, $9::timestamptz)
-            """, [person, origin.name, origin.format(of: batch), origin.path, batch.envelope.jsonText,
+            FROM health_store.store_batch($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, $9, $10::timestamptz)
+            """, [person, origin.name, holdingCredential, origin.format(of: batch), origin.path, batch.envelope.jsonText,
                   PostgresBinaryText(batch.samplesJSON), quarantineJSON(batch.quarantined), PostgresBytea(bodySHA256), Date()])
         guard let first = row.first else { return StoreCounts() }
         return StoreCounts(samples: try first.decode(0), inserted: try first.decode(1), duplicates: try first.decode(2),

@@ -17,10 +17,10 @@ public enum CitusLayout {
     /// The functions clients call with a person, by signature, and the argument that names the
     /// person: a call of one of them alone in its transaction runs on that person's worker.
     static let delegated: [(signature: String, personArgument: String)] = [
-        ("health_store.store_batch(text, text, text, text, jsonb, jsonb, jsonb, bytea, timestamptz)", "p_person"),
-        ("health_store.store_workout(text, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz)", "p_person"),
-        ("health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz)", "p_person"),
-        ("health_store.set_connection(text, boolean, timestamptz)", "p_person"),
+        ("health_store.store_batch(text, text, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz)", "p_person"),
+        ("health_store.store_workout(text, boolean, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz)", "p_person"),
+        ("health_store.store_wellness(text, boolean, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz)", "p_person"),
+        ("health_store.set_connection(text, boolean, boolean, timestamptz)", "p_person"),
         ("health_store.verify_rollups(text)", "p_person"),
         ("health.set_time_zone(text, text)", "person"),
         ("health.set_source_priority(text, text, text[])", "person"),

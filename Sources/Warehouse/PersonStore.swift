@@ -92,22 +92,15 @@ public struct PersonStore: Sendable {
     }
 }
 
-/// The receiver's credential re-checked under the person lock (`health_store.hold_person`),
-/// inside the transaction that stores: a person deleted since the request's head was read
-/// (their tokens with them) gets `revoked`, and nothing is stored.
+/// The receiver's credential re-checked under the person lock by the statement that stores
+/// (`health_store.hold_person`, called by `store_batch` for origin http and by the Stridee writers
+/// with `p_credential`): a person deleted since the request's head was read (their tokens with
+/// them) gets `revoked`, and nothing is stored.
 public enum CredentialHold {
     /// SQLSTATE `health_store.hold_person` raises when the person holds no live token.
     public static let revokedSQLState = "HW401"
 
-    /// Runs `body` in a transaction that first takes `person`'s lock and re-checks the credential.
-    public static func run<T>(_ pool: PostgresPool, person: String, _ body: (PostgresConnection) throws -> T) throws -> T {
-        try pool.withTransaction { connection in
-            try connection.query("SELECT health_store.hold_person($1)", [person])
-            return try body(connection)
-        }
-    }
-
-    /// True for the error `run` throws when the credential is gone.
+    /// True for the error a store throws when the credential is gone.
     public static func isRevoked(_ error: any Error) -> Bool {
         (error as? PostgresError)?.sqlState == revokedSQLState
     }

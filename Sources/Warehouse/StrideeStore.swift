@@ -70,10 +70,11 @@ public struct StrideeStore: Sendable {
     /// The workout is consumed: each decoded column is released as soon as it is encoded, so
     /// a 30 MiB body's columns and their encoding are never held whole at once (issue 21.3).
     /// With `holdingCredential` (the receiver) the credential is re-checked under the person
-    /// lock in the same transaction (`CredentialHold`), as `BatchStore` does.
+    /// lock by the same statement (`CredentialHold`), as `BatchStore` does.
     public func storeWorkout(_ workout: consuming StrideeWorkout, person: String, connect: Bool,
                              bodySHA256: [UInt8], holdingCredential: Bool = false) throws -> StrideePushResult {
-        var parameters: [(any PostgresBindable)?] = [person, connect, PostgresBinaryText(workout.headerJSON), PostgresBytea(bodySHA256)]
+        var parameters: [(any PostgresBindable)?] = [person, connect, holdingCredential, PostgresBinaryText(workout.headerJSON),
+                                                     PostgresBytea(bodySHA256)]
         var streams: [String] = []
         // Taken out of the workout, so each stream's columns are released once encoded.
         var taken = workout.takeStreams()
@@ -86,9 +87,9 @@ public struct StrideeStore: Sendable {
         let route = Self.routeRow(taking: &workout.route, after: &parameters)
         parameters.append(Date())
         // One statement, a transaction of its own (on Citus, one call on the person's worker).
-        let outcome: String? = try withPerson(person, holdingCredential) { connection in
+        let outcome: String? = try pool.withConnection { connection in
             try connection.query("""
-                SELECT health_store.store_workout($1, $2, $3::jsonb, $4, ARRAY[\(streams.joined(separator: ", "))], \(route),
+                SELECT health_store.store_workout($1, $2, $3, $4::jsonb, $5, ARRAY[\(streams.joined(separator: ", "))], \(route),
                                                   $\(parameters.count)::timestamptz)::text
                 """, parameters).first?[0]
         }
@@ -144,7 +145,7 @@ public struct StrideeStore: Sendable {
     public func storeWellness(_ items: [WellnessItem], person: String,
                               connect: Bool, holdingCredential: Bool = false) throws -> (result: StrideePushResult, stored: Int, inserted: Int) {
         let parameters: [(any PostgresBindable)?] = [
-            person, connect,
+            person, connect, holdingCredential,
             PostgresArrayParameter.text(items.map { $0.kind.rawValue }),
             PostgresArrayParameter.timestamptz(microsecondsSinceEpoch: items.map(\.start.microsecondsSinceEpoch)),
             PostgresArrayParameter.text(items.map(\.calendarDate)),
@@ -154,10 +155,10 @@ public struct StrideeStore: Sendable {
             PostgresArrayParameter.text(items.map(\.id)),
             PostgresArrayParameter.json(items.map(\.json)), Date(),
         ]
-        let row = try withPerson(person, holdingCredential) { connection in
+        let row = try pool.withConnection { connection in
             try connection.query("""
                 SELECT outcome::text, items, inserted
-                FROM health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz)
+                FROM health_store.store_wellness($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz)
                 """, parameters).first
         }
         return (try StrideePushResult.decode(row?[0]), try row?.decode(1) ?? 0, try row?.decode(2) ?? 0)
@@ -166,16 +167,11 @@ public struct StrideeStore: Sendable {
     /// Connects `person` (`active`) or disconnects them, and returns the connection; nil when
     /// disconnecting a person who was never connected (nothing is recorded then).
     public func setConnection(person: String, active: Bool, holdingCredential: Bool = false) throws -> StrideeConnection? {
-        try withPerson(person, holdingCredential) { connection in
+        try pool.withConnection { connection in
             try Self.connection(connection.query(
-                "SELECT c.status, \(Self.connectedAtText) FROM health_store.set_connection($1, $2, $3::timestamptz) c",
-                [person, active, Date()]))
+                "SELECT c.status, \(Self.connectedAtText) FROM health_store.set_connection($1, $2, $3, $4::timestamptz) c",
+                [person, active, holdingCredential, Date()]))
         }
-    }
-
-    /// `body` on a connection of its own, or inside `CredentialHold.run` when `holding`.
-    func withPerson<T>(_ person: String, _ holding: Bool, _ body: (PostgresConnection) throws -> T) throws -> T {
-        holding ? try CredentialHold.run(pool, person: person, body) : try pool.withConnection(body)
     }
 
     /// The connection of `person`; nil when never connected.

@@ -150,7 +150,7 @@ struct TwinTests {
                  "startDate":"2024-03-10T17:00:00.2Z","endDate":"2024-03-10T17:30:00.1Z","duration":1800}
                 """
             try db.query("""
-                SELECT health_store.store_workout('default', true, $1::jsonb, '\\x01'::bytea, NULL, NULL, clock_timestamp())
+                SELECT health_store.store_workout('default', true, false, $1::jsonb, '\\x01'::bytea, NULL, NULL, clock_timestamp())
                 """, [header])
             let workouts = try db.rows("SELECT uuid, origin, route_points FROM health.workouts WHERE day = '2024-03-10'")
             #expect(workouts.map { $0.map { $0 ?? "∅" } } == [["7d3e4f50-1111-4222-8333-444455556666", "stridee", "3"]])

@@ -192,8 +192,8 @@ struct StrideeViewsTests {
                 let error = #expect(throws: PostgresError.self) { try reader.query("SELECT * FROM health_store.\(table)") }
                 #expect(error?.sqlState == "42501", "health_store.\(table)")
             }
-            for call in ["SELECT health_store.set_connection('alice', false, now())",
-                         "SELECT health_store.store_wellness('alice', true, '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', now())"] {
+            for call in ["SELECT health_store.set_connection('alice', false, false, now())",
+                         "SELECT health_store.store_wellness('alice', true, false, '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}', now())"] {
                 let error = #expect(throws: PostgresError.self) { try reader.query(call) }
                 #expect(error?.sqlState == "42501", "\(call)")
             }

@@ -106,7 +106,7 @@ struct Store {
                                 occasionEnd: "2026-04-01T12:00:00.000+02:00").jsonText
         let body = Sample.array(samples)
         let rows = try connection.query("""
-            SELECT * FROM health_store.store_batch($1, 'http', 'json', NULL, $2::jsonb, $3::jsonb, $4::jsonb,
+            SELECT * FROM health_store.store_batch($1, 'http', false, 'json', NULL, $2::jsonb, $3::jsonb, $4::jsonb,
                                                    sha256(convert_to($3::text, 'UTF8')), coalesce($5::timestamptz, clock_timestamp()))
             """, [person, envelope, body, quarantine, receivedAt])
         let row = try #require(rows.first)

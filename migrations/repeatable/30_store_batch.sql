@@ -194,12 +194,16 @@ COMMENT ON FUNCTION health_store.store_samples(text, jsonb, text, timestamptz, u
 --             CSV row); validated by the caller, so every cast below succeeds
 -- p_quarantine JSON array of {position, reason, raw} for the samples that broke the contract
 -- p_received_at when the batch was received (the caller's clock: every instant is a parameter)
+-- p_credential true for the receiver: the person's credential is checked again under the
+--             person lock (health_store.hold_person, SQLSTATE HW401 when it is gone), so one
+--             statement both checks and stores
 --
 -- An export's records that a held healthd or Stridee sample already is are not stored and are
 -- counted as matched (drop_pushed_twins, 33_apple_export.sql).
 CREATE OR REPLACE FUNCTION health_store.store_batch(
   p_person       text,
   p_origin       text,
+  p_credential   boolean,
   p_format       text,
   p_file         text,
   p_envelope     jsonb,
@@ -222,7 +226,7 @@ DECLARE
   v_samples     jsonb := p_samples;
   v_matched     integer := 0;
 BEGIN
-  PERFORM health_store.lock_person(p_person);
+  PERFORM health_store.hold_person(p_person, p_credential);
 
   IF p_origin = 'export' THEN
     SELECT t.samples, t.matched INTO v_samples, v_matched FROM health_store.drop_pushed_twins(p_person, p_samples) t;
@@ -262,5 +266,5 @@ COMMENT ON FUNCTION health_store.store_batch IS
 
 REVOKE EXECUTE ON FUNCTION
   health_store.store_samples(text, jsonb, text, timestamptz, uuid),
-  health_store.store_batch(text, text, text, text, jsonb, jsonb, jsonb, bytea, timestamptz)
+  health_store.store_batch(text, text, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz)
 FROM PUBLIC;

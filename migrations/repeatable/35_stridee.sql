@@ -65,14 +65,15 @@ COMMENT ON FUNCTION health_store.store_route(text, uuid, text, health_store.work
 -- the connection. Connecting again keeps the first connected_at of an active connection.
 -- Disconnecting a person never connected records nothing and returns no row (GET still
 -- answers 404 for them: never connected). Takes the person lock, which orders it against the
--- person's pushes (they check the connection under it).
-CREATE OR REPLACE FUNCTION health_store.set_connection(p_person text, p_active boolean, p_at timestamptz)
+-- person's pushes (they check the connection under it). With p_credential (the receiver) the
+-- person's credential is checked again under the lock (health_store.hold_person).
+CREATE OR REPLACE FUNCTION health_store.set_connection(p_person text, p_active boolean, p_credential boolean, p_at timestamptz)
 RETURNS SETOF health_store.connections
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  PERFORM health_store.lock_person(p_person);
+  PERFORM health_store.hold_person(p_person, p_credential);
   IF NOT p_active THEN
     RETURN QUERY
     UPDATE health_store.connections AS c SET
@@ -95,7 +96,7 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION health_store.set_connection(text, boolean, timestamptz) IS
+COMMENT ON FUNCTION health_store.set_connection(text, boolean, boolean, timestamptz) IS
   'Connects (active) or disconnects a person''s Stridee connection and returns it; connecting an active connection again keeps its connected_at; disconnecting one never made records nothing and returns no row.';
 
 -- Whether a push may be stored: a relay push (p_connect) connects the person; a device push
@@ -107,7 +108,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   IF p_connect THEN
-    PERFORM health_store.set_connection(p_person, true, p_at);
+    PERFORM health_store.set_connection(p_person, true, false, p_at);
     RETURN true;
   END IF;
   RETURN EXISTS (SELECT 1 FROM health_store.connections c WHERE c.person = p_person AND c.status = 'active');
@@ -123,12 +124,15 @@ COMMENT ON FUNCTION health_store.accept_push(text, boolean, timestamptz) IS
 -- (the same body again) or not_connected
 -- (a device push while the person is not connected: nothing stored).
 --
+-- p_credential true for the receiver: the person's credential checked again under the lock
+--            (health_store.hold_person)
 -- p_header   the body's top-level members without the streams and route
 -- p_streams  its streams (health_store.stream_kinds), each in time order; empty ones are none
 -- p_route    its route in time order (empty: none)
 CREATE OR REPLACE FUNCTION health_store.store_workout(
   p_person        text,
   p_connect       boolean,
+  p_credential    boolean,
   p_header        jsonb,
   p_body_sha256   bytea,
   p_streams       health_store.workout_stream[],
@@ -143,7 +147,7 @@ DECLARE
   v_held   bytea;
   v_sample jsonb;
 BEGIN
-  PERFORM health_store.lock_person(p_person);
+  PERFORM health_store.hold_person(p_person, p_credential);
   IF NOT health_store.accept_push(p_person, p_connect, p_received_at) THEN
     RETURN 'not_connected';
   END IF;
@@ -206,7 +210,7 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION health_store.store_workout(text, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz) IS
+COMMENT ON FUNCTION health_store.store_workout(text, boolean, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz) IS
   'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample unless healthd sent it; answers stored (new), replaced, unchanged or not_connected.';
 
 -- Stores a healthkit.wellness.v1 batch, validated by the caller, given as parallel arrays
@@ -216,10 +220,11 @@ COMMENT ON FUNCTION health_store.store_workout(text, boolean, jsonb, bytea, heal
 -- measured ~40 ms). Answers the outcome and the number of items stored (two items of one
 -- identity are one) and how many of them were new; nothing is stored for a device push while
 -- the person is not connected. (An answer's columns cannot change in place: dropped first.)
-DROP FUNCTION IF EXISTS health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz);
+DROP FUNCTION IF EXISTS health_store.store_wellness(text, boolean, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz);
 CREATE FUNCTION health_store.store_wellness(
   p_person       text,
   p_connect      boolean,
+  p_credential   boolean,
   p_kind         text[],
   p_start        timestamptz[],
   p_date         text[],
@@ -237,7 +242,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  PERFORM health_store.lock_person(p_person);
+  PERFORM health_store.hold_person(p_person, p_credential);
   IF NOT health_store.accept_push(p_person, p_connect, p_received_at) THEN
     outcome := 'not_connected';
     items := 0;
@@ -266,13 +271,13 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz) IS
+COMMENT ON FUNCTION health_store.store_wellness(text, boolean, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz) IS
   'Stores a healthkit.wellness.v1 batch of a person (parallel arrays, one element per item), each item upserted on (person, kind, startTime) and kept as sent; answers stored, the items stored (one per identity) and how many were new, or not_connected and 0 when a device push finds the person not connected.';
 
 REVOKE EXECUTE ON FUNCTION
   health_store.store_route(text, uuid, text, health_store.workout_route),
-  health_store.set_connection(text, boolean, timestamptz),
+  health_store.set_connection(text, boolean, boolean, timestamptz),
   health_store.accept_push(text, boolean, timestamptz),
-  health_store.store_workout(text, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz),
-  health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz)
+  health_store.store_workout(text, boolean, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz),
+  health_store.store_wellness(text, boolean, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz)
 FROM PUBLIC;

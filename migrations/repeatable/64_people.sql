@@ -43,16 +43,18 @@ $$;
 COMMENT ON FUNCTION health_store.tokens_required() IS
   'True once any token was minted (kept after its person was deleted): every request then needs a live token.';
 
--- The receiver's credential, checked again under the person lock inside the storing
--- transaction: a person deleted (tokens and all) between the request's head and its store
--- gets SQLSTATE HW401, and the receiver answers 401 with nothing stored.
-CREATE OR REPLACE FUNCTION health_store.hold_person(p_person text) RETURNS void
+-- Every writer of a person's rows starts here: the person lock, and for what the receiver
+-- stores (p_credential) its credential checked again under that lock, inside the storing
+-- statement: a person deleted (tokens and all) between the request's head and its store gets
+-- SQLSTATE HW401, and the receiver answers 401 with nothing stored. One statement per way in
+-- both checks and stores, so on Citus it is one call on the person's worker (docs/scaling.md).
+CREATE OR REPLACE FUNCTION health_store.hold_person(p_person text, p_credential boolean) RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   PERFORM health_store.lock_person(p_person);
-  IF health_store.tokens_required() AND NOT EXISTS (
+  IF p_credential AND health_store.tokens_required() AND NOT EXISTS (
        SELECT 1 FROM health_store.tokens t
        WHERE t.person = p_person AND health_store.token_is_live(t.revoked_at, t.expires_at)) THEN
     RAISE EXCEPTION 'person % holds no live token', p_person USING ERRCODE = 'HW401';
@@ -60,8 +62,8 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION health_store.hold_person(text) IS
-  'Takes the person lock and checks the person still holds a live token (when tokens are required); SQLSTATE HW401 when not.';
+COMMENT ON FUNCTION health_store.hold_person(text, boolean) IS
+  'Takes the person lock and, with p_credential (what the receiver stores), checks the person still holds a live token when tokens are required; SQLSTATE HW401 when not.';
 
 -- Whether anything of the person is held: a row of health_store.persons or a token.
 CREATE OR REPLACE FUNCTION health_store.person_exists(p_person text) RETURNS boolean
@@ -290,7 +292,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.restore_deletions(text, jsonb),
   health_store.restore_route(text, jsonb),
   health_store.tokens_required(),
-  health_store.hold_person(text),
+  health_store.hold_person(text, boolean),
   health_store.person_exists(text),
   health_store.people(),
   health_store.delete_person(text),

@@ -29,5 +29,15 @@ DROP FUNCTION IF EXISTS health_store.store_workout(text, boolean, jsonb, bytea, 
                                                    double precision[], double precision[], double precision[],
                                                    double precision[], double precision[], double precision[], timestamptz);
 
+-- The receiver's credential is checked by the storing statement itself (64_people.sql): the
+-- writers take p_credential, the check p_credential too.
+DROP FUNCTION IF EXISTS health_store.hold_person(text);
+DROP FUNCTION IF EXISTS health_store.store_batch(text, text, text, text, jsonb, jsonb, jsonb, bytea, timestamptz);
+DROP FUNCTION IF EXISTS health_store.set_connection(text, boolean, timestamptz);
+DROP FUNCTION IF EXISTS health_store.store_workout(text, boolean, jsonb, bytea, health_store.workout_stream[],
+                                                   health_store.workout_route, timestamptz);
+DROP FUNCTION IF EXISTS health_store.store_wellness(text, boolean, text[], timestamptz[], text[], timestamptz[], bigint[],
+                                                    boolean[], text[], json[], timestamptz);
+
 -- A level-1 total is taken from the aggregates themselves (20_rollup_source.sql).
 DROP FUNCTION IF EXISTS health_store.source_total(text, numeric, numeric);
