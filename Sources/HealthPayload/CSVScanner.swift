@@ -95,132 +95,199 @@ public struct CSVScanner: Sendable {
         }
     }
 
+    /// The next record of `b`, its fields appended to `refs` (when validating). A record is
+    /// scanned field by field (`scanQuotedField`, `scanUnquotedField`); after each field comes a
+    /// separator, a line end or the end of the input.
     mutating func scan(_ b: UnsafeBufferPointer<UInt8>, into refs: inout [CSVFieldRef], isFinal: Bool) throws(PayloadError) -> CSVScanStep {
         let n = b.count
         guard offset < n else { return .end }
-        let number = recordNumber + 1
-        let startLine = line
-        let start = offset
-        let firstField = refs.count
-        let sideCount = side.count
-        var lines = 0  // line ends inside quoted fields, committed with the record
+        var record = PendingRecord(number: recordNumber + 1, line: line, start: offset, firstField: refs.count, sideCount: side.count)
         var i = offset
-        func fail(_ what: String) -> PayloadError {
-            PayloadError(what, problem: .invalidCSV, at: PayloadLocation(record: number, line: startLine, byteOffset: start))
-        }
-        func incomplete() -> CSVScanStep {
-            refs.removeSubrange(firstField...)
-            side.removeSubrange(sideCount...)
-            return .needsMoreInput
-        }
-        func record(end: Int, contentEnd: Int, terminated: Bool, insideQuotes: Bool = false) -> CSVScanStep {
-            recordNumber = number
-            line = startLine + lines + (terminated ? 1 : 0)
-            offset = end
-            return .record(CSVRawRecord(number: number, line: startLine, byteRange: start..<contentEnd, end: end,
-                                        endsInsideQuotes: insideQuotes, fields: firstField..<refs.count))
-        }
         while true {
-            var hasHigh = false
             if i < n && b[i] == UInt8(ascii: "\"") {
-                // Quoted field: runs to the quote that is not doubled.
-                i += 1
-                var pieceStart = i
-                var sideStart = -1
-                while true {
-                    guard i < n else {
-                        if !isFinal { return incomplete() }
-                        if validating { throw fail("unterminated quoted field") }
-                        return record(end: n, contentEnd: n, terminated: false, insideQuotes: true)
-                    }
-                    let c = b[i]
-                    if c == UInt8(ascii: "\"") {
-                        if i + 1 < n && b[i + 1] == UInt8(ascii: "\"") {
-                            if validating {
-                                if sideStart < 0 { sideStart = side.count }
-                                side.append(contentsOf: UnsafeBufferPointer(rebasing: b[pieceStart...i]))
-                            }
-                            i += 2
-                            pieceStart = i
-                            continue
-                        }
-                        if i + 1 == n && !isFinal { return incomplete() }  // a doubled quote may be cut in two
-                        break
-                    }
-                    if c == 0x0A {
-                        lines += 1
-                    } else if c == 0x0D {
-                        if !(i + 1 < n && b[i + 1] == 0x0A) {
-                            if i + 1 == n && !isFinal { return incomplete() }  // CRLF may be cut in two
-                            lines += 1
-                        }
-                    } else if c >= 0x80 {
-                        hasHigh = true
-                    } else if c == 0 && validating {
-                        throw fail("NUL byte at byte \(i)")
-                    }
-                    i += 1
-                }
-                if validating {
-                    if sideStart >= 0 {
-                        side.append(contentsOf: UnsafeBufferPointer(rebasing: b[pieceStart..<i]))
-                        // Validate the pieces joined, so a sequence split by a doubled quote cannot slip through.
-                        if hasHigh {
-                            let bad = side.withUnsafeBufferPointer { UTF8Validation.firstInvalidOffset($0, in: sideStart..<$0.count) }
-                            if bad != nil { throw fail("invalid UTF-8 in the quoted field starting at byte \(start)") }
-                        }
-                        refs.append(CSVFieldRef(start: sideStart, end: side.count, inSide: true))
-                    } else {
-                        if hasHigh, let bad = UTF8Validation.firstInvalidOffset(b, in: pieceStart..<i) {
-                            throw fail("invalid UTF-8 at byte \(bad)")
-                        }
-                        refs.append(CSVFieldRef(start: pieceStart, end: i, inSide: false))
-                    }
-                }
-                i += 1  // the closing quote
-                if i < n {
-                    let c = b[i]
-                    if c != UInt8(ascii: ",") && c != 0x0A && c != 0x0D {
-                        if validating {
-                            throw fail("unexpected \(PayloadDecoder.describeByte(c)) after a closing quote at byte \(i)")
-                        }
-                        // Not validating: the rest runs on as unquoted text.
-                        while i < n && b[i] != UInt8(ascii: ",") && b[i] != 0x0A && b[i] != 0x0D { i += 1 }
-                    }
+                switch try scanQuotedField(b, &i, &record, into: &refs, isFinal: isFinal) {
+                case .closed: break
+                case .cut: return needsMoreInput(record, &refs)
+                case .unterminated: return finish(record, fieldsEnd: refs.count, end: n, contentEnd: n, terminated: false, insideQuotes: true)
                 }
             } else {
-                let fieldStart = i
-                while i < n {
-                    let c = b[i]
-                    if c == UInt8(ascii: ",") || c == 0x0A || c == 0x0D { break }
-                    if c >= 0x80 {
-                        hasHigh = true
-                    } else if c == 0 && validating {
-                        throw fail("NUL byte at byte \(i)")
-                    }
-                    i += 1
-                }
-                if validating {
-                    if hasHigh, let bad = UTF8Validation.firstInvalidOffset(b, in: fieldStart..<i) {
-                        throw fail("invalid UTF-8 at byte \(bad)")
-                    }
-                    refs.append(CSVFieldRef(start: fieldStart, end: i, inSide: false))
-                }
+                try scanUnquotedField(b, &i, record, into: &refs)
             }
             // After a field: a separator, a line end, or the end of the input.
             if i >= n {
-                if !isFinal { return incomplete() }
-                return record(end: i, contentEnd: i, terminated: false)
+                if !isFinal { return needsMoreInput(record, &refs) }
+                return finish(record, fieldsEnd: refs.count, end: i, contentEnd: i, terminated: false)
             }
             let c = b[i]
             if c == UInt8(ascii: ",") {
                 i += 1
                 continue
             }
-            if c == 0x0D && i + 1 == n && !isFinal { return incomplete() }  // CRLF may be cut in two
+            if c == 0x0D && i + 1 == n && !isFinal { return needsMoreInput(record, &refs) }  // CRLF may be cut in two
             let contentEnd = i
             i += (c == 0x0D && i + 1 < n && b[i + 1] == 0x0A) ? 2 : 1
-            return record(end: i, contentEnd: contentEnd, terminated: true)
+            return finish(record, fieldsEnd: refs.count, end: i, contentEnd: contentEnd, terminated: true)
+        }
+    }
+
+    /// The record being scanned: where it starts (for its errors), what to drop when it is not
+    /// complete yet, and the line ends inside its quoted fields, committed with it.
+    private struct PendingRecord {
+        let number: Int
+        /// The line it starts on.
+        let line: Int
+        let start: Int
+        /// Its first field in `refs`.
+        let firstField: Int
+        /// The length of `side` before it.
+        let sideCount: Int
+        /// Line ends inside its quoted fields.
+        var lines = 0
+
+        /// The document is invalid at this record.
+        func fail(_ what: String) -> PayloadError {
+            PayloadError(what, problem: .invalidCSV, at: PayloadLocation(record: number, line: line, byteOffset: start))
+        }
+    }
+
+    /// How a quoted field ended.
+    private enum QuotedFieldEnd {
+        /// At its closing quote (and anything malformed after it, when not validating).
+        case closed
+        /// The input so far ends where more input could change the field.
+        case cut
+        /// The final input ends inside it (only when not validating).
+        case unterminated
+    }
+
+    /// Drops the fields and side text of a record that reaches the end of the input so far.
+    @inline(__always)
+    private mutating func needsMoreInput(_ record: PendingRecord, _ refs: inout [CSVFieldRef]) -> CSVScanStep {
+        refs.removeSubrange(record.firstField...)
+        side.removeSubrange(record.sideCount...)
+        return .needsMoreInput
+    }
+
+    /// Commits a whole record, its fields in `refs` up to `fieldsEnd`: the scanner moves past it.
+    @inline(__always)
+    private mutating func finish(_ record: PendingRecord, fieldsEnd: Int, end: Int, contentEnd: Int, terminated: Bool,
+                                 insideQuotes: Bool = false) -> CSVScanStep {
+        recordNumber = record.number
+        line = record.line + record.lines + (terminated ? 1 : 0)
+        offset = end
+        return .record(CSVRawRecord(number: record.number, line: record.line, byteRange: record.start..<contentEnd, end: end,
+                                    endsInsideQuotes: insideQuotes, fields: record.firstField..<fieldsEnd))
+    }
+
+    /// Scans the quoted field whose opening quote is at `i`, which it leaves past the closing
+    /// quote: to the quote that is not doubled, counting line ends into `record`.
+    @inline(__always)
+    private mutating func scanQuotedField(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ record: inout PendingRecord,
+                                          into refs: inout [CSVFieldRef], isFinal: Bool) throws(PayloadError) -> QuotedFieldEnd {
+        let n = b.count
+        i += 1
+        var pieceStart = i
+        var sideStart = -1
+        var hasHigh = false
+        while true {
+            guard i < n else {
+                if !isFinal { return .cut }
+                if validating { throw record.fail("unterminated quoted field") }
+                return .unterminated
+            }
+            let c = b[i]
+            if c == UInt8(ascii: "\"") {
+                if i + 1 < n && b[i + 1] == UInt8(ascii: "\"") {
+                    if validating {
+                        if sideStart < 0 { sideStart = side.count }
+                        side.append(contentsOf: UnsafeBufferPointer(rebasing: b[pieceStart...i]))
+                    }
+                    i += 2
+                    pieceStart = i
+                    continue
+                }
+                if i + 1 == n && !isFinal { return .cut }  // a doubled quote may be cut in two
+                break
+            }
+            if c == 0x0A {
+                record.lines += 1
+            } else if c == 0x0D {
+                if !(i + 1 < n && b[i + 1] == 0x0A) {
+                    if i + 1 == n && !isFinal { return .cut }  // CRLF may be cut in two
+                    record.lines += 1
+                }
+            } else if c >= 0x80 {
+                hasHigh = true
+            } else if c == 0 && validating {
+                throw record.fail("NUL byte at byte \(i)")
+            }
+            i += 1
+        }
+        if validating { try keepQuotedField(b, pieceStart..<i, sideStart: sideStart, hasHigh: hasHigh, record, into: &refs) }
+        i += 1  // the closing quote
+        try skipAfterClosingQuote(b, &i, record)
+        return .closed
+    }
+
+    /// Checks and keeps a quoted field whose last piece (after any doubled quote) is `last`: in
+    /// the input as it is, or in `side` from `sideStart` when doubled quotes were undone.
+    @inline(__always)
+    private mutating func keepQuotedField(_ b: UnsafeBufferPointer<UInt8>, _ last: Range<Int>, sideStart: Int, hasHigh: Bool,
+                                          _ record: PendingRecord, into refs: inout [CSVFieldRef]) throws(PayloadError) {
+        if sideStart >= 0 {
+            side.append(contentsOf: UnsafeBufferPointer(rebasing: b[last]))
+            // Validate the pieces joined, so a sequence split by a doubled quote cannot slip through.
+            if hasHigh {
+                let bad = side.withUnsafeBufferPointer { UTF8Validation.firstInvalidOffset($0, in: sideStart..<$0.count) }
+                if bad != nil { throw record.fail("invalid UTF-8 in the quoted field starting at byte \(record.start)") }
+            }
+            refs.append(CSVFieldRef(start: sideStart, end: side.count, inSide: true))
+        } else {
+            if hasHigh, let bad = UTF8Validation.firstInvalidOffset(b, in: last) {
+                throw record.fail("invalid UTF-8 at byte \(bad)")
+            }
+            refs.append(CSVFieldRef(start: last.lowerBound, end: last.upperBound, inSide: false))
+        }
+    }
+
+    /// After a closing quote only a comma or a line end may follow. Validating, anything else is
+    /// an error; not validating, it runs on as unquoted text to the next comma or line end.
+    @inline(__always)
+    private func skipAfterClosingQuote(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ record: PendingRecord) throws(PayloadError) {
+        let n = b.count
+        guard i < n else { return }
+        let c = b[i]
+        guard c != UInt8(ascii: ",") && c != 0x0A && c != 0x0D else { return }
+        if validating {
+            throw record.fail("unexpected \(PayloadDecoder.describeByte(c)) after a closing quote at byte \(i)")
+        }
+        while i < n && b[i] != UInt8(ascii: ",") && b[i] != 0x0A && b[i] != 0x0D { i += 1 }
+    }
+
+    /// Scans the unquoted field starting at `i` to the next comma, line end or end of input.
+    @inline(__always)
+    private mutating func scanUnquotedField(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ record: PendingRecord,
+                                           into refs: inout [CSVFieldRef]) throws(PayloadError) {
+        // Mutating though it only reads `self`: with `self` in place the per-byte NUL test stays one
+        // branch (on a copy the compiler tests `validating` at every byte, a third slower).
+        let n = b.count
+        let fieldStart = i
+        var hasHigh = false
+        while i < n {
+            let c = b[i]
+            if c == UInt8(ascii: ",") || c == 0x0A || c == 0x0D { break }
+            if c >= 0x80 {
+                hasHigh = true
+            } else if c == 0 && validating {
+                throw record.fail("NUL byte at byte \(i)")
+            }
+            i += 1
+        }
+        if validating {
+            if hasHigh, let bad = UTF8Validation.firstInvalidOffset(b, in: fieldStart..<i) {
+                throw record.fail("invalid UTF-8 at byte \(bad)")
+            }
+            refs.append(CSVFieldRef(start: fieldStart, end: i, inSide: false))
         }
     }
 }
