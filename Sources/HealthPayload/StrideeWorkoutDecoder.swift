@@ -41,20 +41,9 @@ struct StrideeWorkoutDecoder {
     /// The workout, or the first problem met in body order.
     mutating func decode() throws(StrideePayloadError) -> StrideeWorkout {
         var cursor = try StrideeDecoder.enterRootObject(b)
-        var uuid: String?
-        var activityType: Int32?
-        var serverType: StrideeServerType?
-        var startDate: Timestamp?
-        var endDate: Timestamp?
-        var duration: Double?
-        var sourceName: String?
-        var sourceBundleId: String?
-        var deviceName: String?
-        var totalDistanceMeters: Double?
-        var totalEnergyKcal: Double?
+        var header = Header()
         var streams = [WorkoutStream](repeating: WorkoutStream(), count: 4)
         var route = WorkoutRoute()
-        var header: [UInt8] = [UInt8(ascii: "{")]
 
         var isFirst = true
         while let keyNode = try cursor.nextKey(&isFirst, depth: 1, tape: &tape) {
@@ -64,77 +53,28 @@ struct StrideeWorkoutDecoder {
                 let slot = key!.rawValue - Key.heartRate.rawValue
                 let range = key == .heartRate ? PlausibleRange.heartRate : Plausibility.powerAndCadence
                 streams[slot] = try decodeStream("\(key!)", range, &cursor)
-                continue
             case .route:
                 route = try decodeRoute(&cursor)
-                continue
             default:
-                break
+                try decodeHeaderMember(key, keyNode, &cursor, into: &header)
             }
-
-            let range = try cursor.value(depth: 1, into: &tape)
-            let value = tape[0]
-            let name = key.map { "\($0)" }
-            switch key {
-            case .format:
-                try StrideeDecoder.checkFormat(reader, value, "healthkit.v1")
-            case .uuid:
-                let text = try reader.string(value, "uuid")
-                guard UUIDText.isValid(text) else { throw StrideePayloadError(path: "uuid", "\"\(PayloadDecoder.snippet(text))\" is not a UUID") }
-                uuid = text.uppercased()
-            case .activityType:
-                activityType = try reader.int32(value, "activityType")
-            case .serverType:
-                let text = try reader.string(value, "serverType")
-                guard let found = StrideeServerType(rawValue: text) else {
-                    let known = StrideeServerType.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw StrideePayloadError(path: "serverType", "`\(PayloadDecoder.snippet(text))` is not one of \(known)")
-                }
-                serverType = found
-            case .startDate:
-                startDate = try reader.timestamp(value, "startDate")
-            case .endDate:
-                endDate = try reader.timestamp(value, "endDate")
-            case .duration:
-                duration = try reader.nonNegative(value, "duration")
-            case .sourceName:
-                sourceName = try reader.optionalString(value, "sourceName")
-            case .sourceBundleId:
-                sourceBundleId = try reader.optionalString(value, "sourceBundleId")
-            case .deviceName:
-                deviceName = try reader.optionalString(value, "deviceName")
-            case .totalDistanceMeters:
-                totalDistanceMeters = try reader.optionalDouble(value, plausible: Plausibility.workoutTotals, "totalDistanceMeters")
-            case .totalEnergyKcal:
-                totalEnergyKcal = try reader.optionalDouble(value, plausible: Plausibility.workoutTotals, "totalEnergyKcal")
-            case nil:
-                try reader.checkEscapes(keyNode, StrideeDecoder.keyName(reader, keyNode))
-            case .heartRate, .runningPower, .cyclingPower, .cyclingCadence, .route:
-                break
-            }
-            // Whatever the member is, the header keeps it, so it must cast to jsonb.
-            try reader.checkJSONB(tape, 0..<tape.count, name ?? StrideeDecoder.keyName(reader, keyNode))
-            if header.count > 1 { header.append(UInt8(ascii: ",")) }
-            header.append(contentsOf: UnsafeBufferPointer(rebasing: b[keyNode.start..<range.upperBound]))
         }
         try cursor.finish()
-        header.append(UInt8(ascii: "}"))
+        header.json.append(UInt8(ascii: "}"))
+        return try header.workout(streams, route)
+    }
 
-        guard let uuid else { throw StrideePayloadError(path: "uuid", "missing") }
-        guard let activityType else { throw StrideePayloadError(path: "activityType", "missing") }
-        guard let serverType else { throw StrideePayloadError(path: "serverType", "missing") }
-        guard let startDate else { throw StrideePayloadError(path: "startDate", "missing") }
-        guard let endDate else { throw StrideePayloadError(path: "endDate", "missing") }
-        guard let duration else { throw StrideePayloadError(path: "duration", "missing") }
-        guard endDate.microsecondsSinceEpoch >= startDate.microsecondsSinceEpoch else {
-            throw StrideePayloadError(path: "endDate", "\(endDate) is before startDate \(startDate)")
-        }
-        return StrideeWorkout(
-            uuid: uuid, activityType: activityType, serverType: serverType, startDate: startDate, endDate: endDate,
-            duration: duration, sourceName: sourceName, sourceBundleId: sourceBundleId, deviceName: deviceName,
-            totalDistanceMeters: totalDistanceMeters, totalEnergyKcal: totalEnergyKcal,
-            heartRate: streams[0], runningPower: streams[1], cyclingPower: streams[2], cyclingCadence: streams[3],
-            route: route, headerJSON: String(decoding: header, as: UTF8.self))
+    /// A member other than a stream or the route: checked, read into `header` when the format
+    /// defines it, and copied into `header.json` whatever it is.
+    private mutating func decodeHeaderMember(_ key: Key?, _ keyNode: JSONNode, _ cursor: inout JSONCursor,
+                                             into header: inout Header) throws(StrideePayloadError) {
+        let range = try cursor.value(depth: 1, into: &tape)
+        let name = key.map { "\($0)" }
+        try header.read(key, keyNode, tape[0], reader)
+        // Whatever the member is, the header keeps it, so it must cast to jsonb.
+        try reader.checkJSONB(tape, 0..<tape.count, name ?? StrideeDecoder.keyName(reader, keyNode))
+        if header.json.count > 1 { header.json.append(UInt8(ascii: ",")) }
+        header.json.append(contentsOf: UnsafeBufferPointer(rebasing: b[keyNode.start..<range.upperBound]))
     }
 
     /// Opens the array at the cursor; false for `null` (no samples), an error for anything else.
@@ -219,5 +159,84 @@ struct StrideeWorkoutDecoder {
     private func optional(_ key: PointKey, _ index: Int) throws(StrideePayloadError) -> Double? {
         let slot = slots[key.rawValue]
         return slot < 0 ? nil : try reader.optionalDouble(tape[slot], "route[\(index)].\(key)")
+    }
+
+    /// The header members read so far: the fields the workout needs, and every member as JSON.
+    private struct Header {
+        var uuid: String?
+        var activityType: Int32?
+        var serverType: StrideeServerType?
+        var startDate: Timestamp?
+        var endDate: Timestamp?
+        var duration: Double?
+        var sourceName: String?
+        var sourceBundleId: String?
+        var deviceName: String?
+        var totalDistanceMeters: Double?
+        var totalEnergyKcal: Double?
+        /// The members as a JSON object (closed by `decode` at the body's end).
+        var json: [UInt8] = [UInt8(ascii: "{")]
+
+        /// Checks the value of a member and keeps it in its field; of a key the format does not
+        /// define, only the escapes are checked.
+        mutating func read(_ key: Key?, _ keyNode: JSONNode, _ value: JSONNode, _ reader: StrideeFieldReader) throws(StrideePayloadError) {
+            switch key {
+            case .format:
+                try StrideeDecoder.checkFormat(reader, value, "healthkit.v1")
+            case .uuid:
+                let text = try reader.string(value, "uuid")
+                guard UUIDText.isValid(text) else { throw StrideePayloadError(path: "uuid", "\"\(PayloadDecoder.snippet(text))\" is not a UUID") }
+                uuid = text.uppercased()
+            case .activityType:
+                activityType = try reader.int32(value, "activityType")
+            case .serverType:
+                let text = try reader.string(value, "serverType")
+                guard let found = StrideeServerType(rawValue: text) else {
+                    let known = StrideeServerType.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw StrideePayloadError(path: "serverType", "`\(PayloadDecoder.snippet(text))` is not one of \(known)")
+                }
+                serverType = found
+            case .startDate:
+                startDate = try reader.timestamp(value, "startDate")
+            case .endDate:
+                endDate = try reader.timestamp(value, "endDate")
+            case .duration:
+                duration = try reader.nonNegative(value, "duration")
+            case .sourceName:
+                sourceName = try reader.optionalString(value, "sourceName")
+            case .sourceBundleId:
+                sourceBundleId = try reader.optionalString(value, "sourceBundleId")
+            case .deviceName:
+                deviceName = try reader.optionalString(value, "deviceName")
+            case .totalDistanceMeters:
+                totalDistanceMeters = try reader.optionalDouble(value, plausible: Plausibility.workoutTotals, "totalDistanceMeters")
+            case .totalEnergyKcal:
+                totalEnergyKcal = try reader.optionalDouble(value, plausible: Plausibility.workoutTotals, "totalEnergyKcal")
+            case nil:
+                try reader.checkEscapes(keyNode, StrideeDecoder.keyName(reader, keyNode))
+            case .heartRate, .runningPower, .cyclingPower, .cyclingCadence, .route:
+                break
+            }
+        }
+
+        /// The workout once the body has ended: the required fields present, the end not before
+        /// the start.
+        func workout(_ streams: [WorkoutStream], _ route: WorkoutRoute) throws(StrideePayloadError) -> StrideeWorkout {
+            guard let uuid else { throw StrideePayloadError(path: "uuid", "missing") }
+            guard let activityType else { throw StrideePayloadError(path: "activityType", "missing") }
+            guard let serverType else { throw StrideePayloadError(path: "serverType", "missing") }
+            guard let startDate else { throw StrideePayloadError(path: "startDate", "missing") }
+            guard let endDate else { throw StrideePayloadError(path: "endDate", "missing") }
+            guard let duration else { throw StrideePayloadError(path: "duration", "missing") }
+            guard endDate.microsecondsSinceEpoch >= startDate.microsecondsSinceEpoch else {
+                throw StrideePayloadError(path: "endDate", "\(endDate) is before startDate \(startDate)")
+            }
+            return StrideeWorkout(
+                uuid: uuid, activityType: activityType, serverType: serverType, startDate: startDate, endDate: endDate,
+                duration: duration, sourceName: sourceName, sourceBundleId: sourceBundleId, deviceName: deviceName,
+                totalDistanceMeters: totalDistanceMeters, totalEnergyKcal: totalEnergyKcal,
+                heartRate: streams[0], runningPower: streams[1], cyclingPower: streams[2], cyclingCadence: streams[3],
+                route: route, headerJSON: String(decoding: json, as: UTF8.self))
+        }
     }
 }
