@@ -103,6 +103,8 @@ extension PayloadDecoder {
         }
     }
 
+    /// The batches of a scanned body: repeated headers dropped, schemaVersion and the envelope
+    /// columns checked (`checkCSVEnvelopeColumns`), then each row added to its batch (`CSVBatches`).
     private static func decodeCSVRecords(_ records: [CSVRawRecord], _ refs: [CSVFieldRef], _ f: CSVFieldBytes,
                                          expansionLimit: Int, latest: Int64) throws(PayloadError) -> DecodedBody {
         guard let header = records.first else { throw PayloadError("body is empty; expected a CSV header row") }
@@ -117,8 +119,19 @@ extension PayloadDecoder {
             return false
         }
         if rows.isEmpty { return .probe }
+        try checkCSVEnvelopeColumns(rows, header, columns, refs, f)
 
-        // schemaVersion on every row before anything else (a later version may rename other columns).
+        var batches = CSVBatches(columns: columns, refs: refs, f: f, expansionLimit: expansionLimit, latest: latest)
+        for row in rows {
+            try batches.add(row)
+        }
+        return .batches(batches.finished())
+    }
+
+    /// schemaVersion on every row before anything else (a later version may rename other
+    /// columns), then every envelope column in the header.
+    private static func checkCSVEnvelopeColumns(_ rows: [CSVRawRecord], _ header: CSVRawRecord, _ columns: CSVColumns,
+                                                _ refs: [CSVFieldRef], _ f: CSVFieldBytes) throws(PayloadError) {
         let versionColumn = columns.envelope[CSVEnvelopeColumn.schemaVersion.rawValue]
         guard versionColumn >= 0 else { throw PayloadError("the header has no schemaVersion column", at: header.location) }
         for row in rows {
@@ -130,70 +143,6 @@ extension PayloadDecoder {
         for column in CSVEnvelopeColumn.allCases where columns.envelope[column.rawValue] < 0 {
             throw PayloadError("the header has no \(column.name) column", at: header.location)
         }
-
-        var builders: [CSVBatchBuilder] = []
-        var indexOfBatch: [CSVBatchKey: Int] = [:]
-        var previous: (row: CSVRawRecord, batch: Int)?
-        var scratch: [UInt8] = []
-        scratch.reserveCapacity(1024)
-        var nodes: [JSONNode] = []
-        nodes.reserveCapacity(64)
-        var built = 0
-
-        for row in rows {
-            // Consecutive rows usually repeat their envelope: parse it only when a cell changes.
-            let batchIndex: Int
-            if let previous, columns.envelope.allSatisfy({ f.equal(refs[row.fields.lowerBound + $0], refs[previous.row.fields.lowerBound + $0]) }) {
-                batchIndex = previous.batch
-            } else {
-                let envelope = try csvEnvelope(row, columns.envelope.map { f.string(refs[row.fields.lowerBound + $0]) })
-                let key = CSVBatchKey(exportId: envelope.exportId, sequence: envelope.batchSequence)
-                if let existing = indexOfBatch[key] {
-                    batchIndex = existing
-                    if let column = differingColumn(builders[existing].envelope, envelope) {
-                        throw PayloadError("\(column) differs from earlier rows of the same batch (exportId \(envelope.exportId), batchSequence \(envelope.batchSequence))",
-                                           at: row.location)
-                    }
-                } else {
-                    batchIndex = builders.count
-                    indexOfBatch[key] = batchIndex
-                    builders.append(CSVBatchBuilder(envelope: envelope))
-                }
-            }
-            previous = (row, batchIndex)
-
-            // The sample object, built as JSON text and checked by the same rules as a JSON sample.
-            buildSample(refs[row.fields], columns, f, into: &scratch)
-            builders[batchIndex].rows += 1
-            let reason: String?
-            do throws(PayloadError) {
-                nodes = try scratch.withUnsafeBufferPointer { (s) throws(PayloadError) -> [JSONNode] in
-                    try JSONParser.parse(s, range: 0..<s.count, reusing: nodes)
-                }
-                reason = scratch.withUnsafeBufferPointer { SampleValidator.reason($0, nodes, 0, latest: latest) }
-            } catch {
-                // Cannot happen: every piece is escaped or a checked number literal. Quarantine rather than crash.
-                reason = "the row could not be turned into a JSON object (\(error.message))"
-            }
-            if let reason {
-                let raw = String(decoding: UnsafeBufferPointer(rebasing: f.input[row.byteRange]), as: UTF8.self)
-                builders[batchIndex].quarantined.append(QuarantinedSample(position: builders[batchIndex].rows, reason: reason, raw: raw))
-            } else {
-                built += scratch.count + 1
-                if built > expansionLimit {
-                    throw PayloadError("the samples built from this body would take more than \(csvMaxExpansion) times its \(f.input.count) bytes "
-                                       + "(every row repeats the header's names as keys)", problem: .tooLarge, at: row.location)
-                }
-                if builders[batchIndex].valid > 0 { builders[batchIndex].samplesJSON.append(UInt8(ascii: ",")) }
-                builders[batchIndex].samplesJSON.append(contentsOf: scratch)
-                builders[batchIndex].valid += 1
-            }
-        }
-        return .batches(builders.map { builder in
-            var json = builder.samplesJSON
-            json.append(UInt8(ascii: "]"))
-            return Batch(format: .csv, envelope: builder.envelope, samplesJSON: json, validSampleCount: builder.valid, quarantined: builder.quarantined)
-        })
     }
 
     /// Maps header columns by name; rejects a header without `uuid` or with a repeated name.
@@ -226,7 +175,7 @@ extension PayloadDecoder {
     }
 
     /// Parses and checks one row's envelope cells (in `CSVEnvelopeColumn` order).
-    private static func csvEnvelope(_ row: CSVRawRecord, _ cells: [String]) throws(PayloadError) -> Envelope {
+    fileprivate static func csvEnvelope(_ row: CSVRawRecord, _ cells: [String]) throws(PayloadError) -> Envelope {
         func cell(_ column: CSVEnvelopeColumn) -> String { cells[column.rawValue] }
         func fail(_ column: CSVEnvelopeColumn, _ what: String) -> PayloadError {
             PayloadError("\(column.name) \(what): \"\(snippet(cell(column)))\"", at: row.location)
@@ -260,7 +209,7 @@ extension PayloadDecoder {
     }
 
     /// The first envelope column whose value differs, or nil.
-    private static func differingColumn(_ a: Envelope, _ b: Envelope) -> String? {
+    fileprivate static func differingColumn(_ a: Envelope, _ b: Envelope) -> String? {
         if a.generatedAt != b.generatedAt { return "generatedAt" }
         if a.isFinalBatch != b.isFinalBatch { return "isFinalBatch" }
         if a.basis != b.basis { return "basis" }
@@ -275,7 +224,7 @@ extension PayloadDecoder {
     /// as strings. An empty cell is an absent key. A numeric column's cell that is a JSON number
     /// literal is written as that literal (CSV spells numbers as JSON does); any other text is written as
     /// a string, which the validator then quarantines where the key must be a number.
-    private static func buildSample(_ cells: ArraySlice<CSVFieldRef>, _ columns: CSVColumns, _ f: CSVFieldBytes, into out: inout [UInt8]) {
+    fileprivate static func buildSample(_ cells: ArraySlice<CSVFieldRef>, _ columns: CSVColumns, _ f: CSVFieldBytes, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         out.append(UInt8(ascii: "{"))
         var first = true
@@ -312,4 +261,102 @@ extension PayloadDecoder {
 
     /// `"key":` for each known sample key.
     private static let sampleKeyPrefixes: [[UInt8]] = SampleKey.allCases.map { Array("\"\($0.name)\":".utf8) }
+}
+
+/// The batches of one CSV body, assembled row by row: each row joins the batch its envelope
+/// states, and its sample is built, checked and appended there or quarantined.
+private struct CSVBatches {
+    let columns: CSVColumns
+    let refs: [CSVFieldRef]
+    let f: CSVFieldBytes
+    /// The most bytes the valid samples may take (`PayloadDecoder.csvMaxExpansion`).
+    let expansionLimit: Int
+    let latest: Int64
+    var builders: [CSVBatchBuilder] = []
+    var indexOfBatch: [CSVBatchKey: Int] = [:]
+    /// The last row added and its batch.
+    var previous: (row: CSVRawRecord, batch: Int)?
+    /// The current row's sample as JSON text, and its nodes: reused from row to row.
+    var scratch: [UInt8] = []
+    var nodes: [JSONNode] = []
+    /// Bytes the valid samples take so far, with their separators.
+    var built = 0
+
+    init(columns: CSVColumns, refs: [CSVFieldRef], f: CSVFieldBytes, expansionLimit: Int, latest: Int64) {
+        self.columns = columns
+        self.refs = refs
+        self.f = f
+        self.expansionLimit = expansionLimit
+        self.latest = latest
+        scratch.reserveCapacity(1024)
+        nodes.reserveCapacity(64)
+    }
+
+    /// Adds one row's sample to its batch.
+    mutating func add(_ row: CSVRawRecord) throws(PayloadError) {
+        let batchIndex = try batch(of: row)
+        previous = (row, batchIndex)
+        try addSample(row, to: batchIndex)
+    }
+
+    /// The batches, in the order their first rows came.
+    func finished() -> [Batch] {
+        builders.map { builder in
+            var json = builder.samplesJSON
+            json.append(UInt8(ascii: "]"))
+            return Batch(format: .csv, envelope: builder.envelope, samplesJSON: json, validSampleCount: builder.valid, quarantined: builder.quarantined)
+        }
+    }
+
+    /// The index of the batch the row states, opened at its first row; its other envelope cells
+    /// must match the batch's.
+    private mutating func batch(of row: CSVRawRecord) throws(PayloadError) -> Int {
+        // Consecutive rows usually repeat their envelope: parse it only when a cell changes.
+        if let previous, columns.envelope.allSatisfy({ f.equal(refs[row.fields.lowerBound + $0], refs[previous.row.fields.lowerBound + $0]) }) {
+            return previous.batch
+        }
+        let envelope = try PayloadDecoder.csvEnvelope(row, columns.envelope.map { f.string(refs[row.fields.lowerBound + $0]) })
+        let key = CSVBatchKey(exportId: envelope.exportId, sequence: envelope.batchSequence)
+        if let existing = indexOfBatch[key] {
+            if let column = PayloadDecoder.differingColumn(builders[existing].envelope, envelope) {
+                throw PayloadError("\(column) differs from earlier rows of the same batch (exportId \(envelope.exportId), batchSequence \(envelope.batchSequence))",
+                                   at: row.location)
+            }
+            return existing
+        }
+        let opened = builders.count
+        indexOfBatch[key] = opened
+        builders.append(CSVBatchBuilder(envelope: envelope))
+        return opened
+    }
+
+    /// The sample object, built as JSON text and checked by the same rules as a JSON sample:
+    /// appended to the batch, or quarantined with the row's text.
+    private mutating func addSample(_ row: CSVRawRecord, to batchIndex: Int) throws(PayloadError) {
+        PayloadDecoder.buildSample(refs[row.fields], columns, f, into: &scratch)
+        builders[batchIndex].rows += 1
+        let reason: String?
+        do throws(PayloadError) {
+            nodes = try scratch.withUnsafeBufferPointer { (s) throws(PayloadError) -> [JSONNode] in
+                try JSONParser.parse(s, range: 0..<s.count, reusing: nodes)
+            }
+            reason = scratch.withUnsafeBufferPointer { SampleValidator.reason($0, nodes, 0, latest: latest) }
+        } catch {
+            // Cannot happen: every piece is escaped or a checked number literal. Quarantine rather than crash.
+            reason = "the row could not be turned into a JSON object (\(error.message))"
+        }
+        if let reason {
+            let raw = String(decoding: UnsafeBufferPointer(rebasing: f.input[row.byteRange]), as: UTF8.self)
+            builders[batchIndex].quarantined.append(QuarantinedSample(position: builders[batchIndex].rows, reason: reason, raw: raw))
+        } else {
+            built += scratch.count + 1
+            if built > expansionLimit {
+                throw PayloadError("the samples built from this body would take more than \(PayloadDecoder.csvMaxExpansion) times its \(f.input.count) bytes "
+                                   + "(every row repeats the header's names as keys)", problem: .tooLarge, at: row.location)
+            }
+            if builders[batchIndex].valid > 0 { builders[batchIndex].samplesJSON.append(UInt8(ascii: ",")) }
+            builders[batchIndex].samplesJSON.append(contentsOf: scratch)
+            builders[batchIndex].valid += 1
+        }
+    }
 }
