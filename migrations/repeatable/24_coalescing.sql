@@ -164,25 +164,18 @@ $$;
 COMMENT ON FUNCTION health_store.coverings_near(text, health_store.span[]) IS
   'Samples of the given keys near the given time ranges that cover another sample of their key (or did), with the count and exact sum of the samples inside their span.';
 
--- After a batch: re-decides every sample that may cover what the batch wrote (p_spans: the
--- span of each sample of rule total written, old spans of replaced ones included), keeps
--- coverings and samples.coalesced right, and returns the rollup keys of the samples whose
--- coalesced flag changed: they must be recomputed. Caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_spans health_store.span[])
-RETURNS health_store.rollup_key[]
+-- The first step of refresh_coverings: of the spans a batch wrote (p_spans), the ones that need
+-- a look at the samples held. Moves each written key's latest end (key_frontiers) and longest
+-- span (long_spans) on, for this batch and later ones. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.spans_to_decide(p_person text, p_spans health_store.span[])
+RETURNS health_store.span[]
 LANGUAGE plpgsql
 SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_looked  health_store.span[];
-  v_decided health_store.covering[];
-  v_flipped health_store.rollup_key[];
+  v_looked health_store.span[];
 BEGIN
-  IF coalesce(cardinality(p_spans), 0) = 0 THEN
-    RETURN NULL;
-  END IF;
-
   -- Which spans need a look at the samples held. A key whose written samples all start at or
   -- after the latest end held (key_frontiers) is *fresh*: nothing held can cover or lie inside
   -- what it wrote, so only its own spans are compared, here, in memory; the rare span that
@@ -240,6 +233,33 @@ BEGIN
     WHERE health_store.covers_another(f.s, f.e, f.first_end_after, f.before_s, f.before_e)
   )
   SELECT array_agg(ROW(l.type, l.source, l.s, l.e)::health_store.span) INTO v_looked FROM looked_at l;
+  RETURN v_looked;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.spans_to_decide(text, health_store.span[]) IS
+  'Of the spans a batch of one person wrote, the ones whose samples held must be looked at again for the coalescing rule (a key written only after everything it holds needs none but its own spans that cover another); moves key_frontiers and long_spans on. Called by refresh_coverings under the person lock.';
+
+-- After a batch: re-decides every sample that may cover what the batch wrote (p_spans: the
+-- span of each sample of rule total written, old spans of replaced ones included), keeps
+-- coverings and samples.coalesced right, and returns the rollup keys of the samples whose
+-- coalesced flag changed: they must be recomputed. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_spans health_store.span[])
+RETURNS health_store.rollup_key[]
+LANGUAGE plpgsql
+SET jit = off
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_looked  health_store.span[];
+  v_decided health_store.covering[];
+  v_flipped health_store.rollup_key[];
+BEGIN
+  IF coalesce(cardinality(p_spans), 0) = 0 THEN
+    RETURN NULL;
+  END IF;
+
+  v_looked := health_store.spans_to_decide(p_person, p_spans);
 
   IF v_looked IS NULL THEN
     RETURN NULL;
@@ -356,6 +376,7 @@ COMMENT ON FUNCTION health_store.rebuild_coverings(text) IS
 REVOKE EXECUTE ON FUNCTION
   health_store.utc_date(timestamptz),
   health_store.coverings_near(text, health_store.span[]),
+  health_store.spans_to_decide(text, health_store.span[]),
   health_store.refresh_coverings(text, health_store.span[]),
   health_store.calc_coverings(text),
   health_store.rebuild_coverings(text)
