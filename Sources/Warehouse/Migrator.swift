@@ -168,6 +168,12 @@ public struct Migrator: Sendable {
             }
             if pending.isEmpty { return [] }
             try lockRelations(conn)
+            // On Citus, one migration mixes DDL over distributed tables with writes and grants on
+            // reference tables, which Citus allows in one transaction only when shards are
+            // reached one connection at a time.
+            if try CitusLayout.citusVersion(on: conn) != nil {
+                try conn.query("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
+            }
             for (index, migration) in pending.enumerated() {
                 // On Citus, the tables are distributed before the definitions over them are made.
                 if migration.version == nil, index > 0, pending[index - 1].version != nil {
