@@ -2,7 +2,8 @@
 -- sample comes in through it: healthd batches (HTTP and backlog files) and the Health app's
 -- export through store_batch, a Stridee workout's sample through store_workout
 -- (35_stridee.sql). It upserts samples on (person, uuid) and keeps the rollups of every key it
--- touched, in the caller's transaction under the person lock. The other writers of the table
+-- touched, in the caller's transaction under the person lock: incoming_samples reads what the
+-- batch is and what is held of it, write_samples writes it. The other writers of the table
 -- only mark or remove what is held (docs/architecture.md lists them: the coalescing flag, the
 -- day when the time zone changes, an imported twin a pushed sample replaces). store_batch
 -- stores one validated batch with it, plus the batch's delivery row and its quarantined
@@ -10,50 +11,20 @@
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
--- Upserts samples of one person and refreshes the rollups of every key touched; returns how
--- many were inserted and how many replaced (the rest are duplicates). Caller holds the person
--- lock (health_store.lock_person).
+-- Each sample of a batch of one person as the write path writes it (a uuid repeated in the batch
+-- once, the later copy): its typed columns and what is held under its uuid. It reads the
+-- samples, so it is called alone in a statement of its own (docs/scaling.md).
 --
 -- p_samples  JSON array of sample objects in healthd's shape, validated by the caller, so
 --            every cast below succeeds; each object is kept whole as the payload
--- p_origin   healthd, stridee or export (health_store.origin_rank decides between copies)
--- p_export   the exportId the copies came with, if any
-CREATE OR REPLACE FUNCTION health_store.store_samples(
-  p_person       text,
-  p_samples      jsonb,
-  p_origin       text,
-  p_received_at  timestamptz,
-  p_export       uuid,
-  OUT n_inserted integer,
-  OUT n_replaced integer
-)
-LANGUAGE plpgsql
+-- p_tz       the person's time zone (NULL: the offset each sample was written with)
+CREATE OR REPLACE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text)
+RETURNS SETOF health_store.incoming_sample
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-  v_tz       text;
-  v_rank     integer := health_store.origin_rank(p_origin);
-  -- Rollup keys a replaced sample left or joined (recomputed), and per key the samples the
-  -- batch inserted into every other key it touched (merged).
-  v_keys     health_store.rollup_key[];
-  v_added    health_store.added_samples[];
-  -- Spans of the samples of rule total written (old spans of replaced ones too): the
-  -- coalescing rule is decided again around them.
-  v_spans    health_store.span[];
-  v_flipped  health_store.rollup_key[];
 BEGIN
-  SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
-
-  -- A pushed sample replaces the imported twin of it (33_apple_export.sql): one index probe
-  -- for a person who never imported.
-  IF p_origin <> 'export' THEN
-    PERFORM health_store.drop_export_twins(p_person, p_samples);
-  END IF;
-
-  -- Every writer of a person's samples holds that person's lock, so nobody else inserts this
-  -- person's uuids meanwhile: held rows are found by index probes, new ones are plain
-  -- inserts and changed ones plain updates, which is much cheaper than an
-  -- INSERT … ON CONFLICT over the batch.
+  RETURN QUERY
   WITH input AS (
     -- One pass over each sample's keys (jsonb_populate_record) instead of an operator per
     -- column; the sample object itself is kept whole as the payload.
@@ -65,34 +36,69 @@ BEGIN
   -- A uuid repeated inside the batch is stored once: the later copy wins.
   latest AS (
     SELECT DISTINCT ON (uuid) * FROM input ORDER BY uuid, pos DESC
-  ),
-  typed AS (
-    SELECT x.uuid, x.id, x.type, x."group" AS grp, x.kind, x.source,
-           x.start::timestamptz AS start_at, x."end"::timestamptz AS end_at,
-           health_store.sample_day(x.start, x."end", x.rule, v_tz) AS day,
-           -- Typed columns only for a known type of a known kind; the payload keeps all.
-           health_store.typed_value(x.catalog_kind, x.kind, x.value) AS value,
-           CASE WHEN x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x.unit END AS unit,
-           CASE WHEN x.catalog_kind = x.kind AND x.kind = 'category' THEN x.name END AS category_name,
-           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activityType" END AS activity_type,
-           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activityName" END AS activity_name,
-           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."durationSeconds" END AS duration_s,
-           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."distanceMeters" END AS distance_m,
-           CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activeEnergyKilocalories" END AS energy_kcal,
-           x.s AS payload, x.rule = 'total' AS is_total,
-           o.uuid IS NOT NULL AS held, o.payload AS old_payload, o.origin AS old_origin,
-           o.day AS old_day, o.type AS old_type, o.source AS old_source,
-           o.start_at AS old_start_at, o.end_at AS old_end_at, o.is_total AS old_is_total,
-           o.deleted_at IS NOT NULL AS old_deleted
-    FROM latest x
-    -- One primary-key probe per sample (LATERAL keeps the planner from scanning the
-    -- person's rows).
-    LEFT JOIN LATERAL (
-      SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source, h.start_at, h.end_at, h.deleted_at,
-             h.type IN (SELECT t.type FROM health_store.total_types t) AS is_total
-      FROM health_store.samples h
-      WHERE h.person = p_person AND h.uuid = x.uuid
-    ) AS o ON true
+  )
+  SELECT x.uuid, x.id, x.type, x."group" AS grp, x.kind, x.source,
+         x.start::timestamptz AS start_at, x."end"::timestamptz AS end_at,
+         health_store.sample_day(x.start, x."end", x.rule, p_tz) AS day,
+         -- Typed columns only for a known type of a known kind; the payload keeps all.
+         health_store.typed_value(x.catalog_kind, x.kind, x.value) AS value,
+         CASE WHEN x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x.unit END AS unit,
+         CASE WHEN x.catalog_kind = x.kind AND x.kind = 'category' THEN x.name END AS category_name,
+         CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activityType" END AS activity_type,
+         CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activityName" END AS activity_name,
+         CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."durationSeconds" END AS duration_s,
+         CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."distanceMeters" END AS distance_m,
+         CASE WHEN health_store.is_workout(x.rule, x.kind) THEN x."activeEnergyKilocalories" END AS energy_kcal,
+         x.s AS payload, x.rule = 'total' AS is_total,
+         o.uuid IS NOT NULL AS held, o.payload AS old_payload, o.origin AS old_origin,
+         o.day AS old_day, o.type AS old_type, o.source AS old_source,
+         o.start_at AS old_start_at, o.end_at AS old_end_at, o.is_total AS old_is_total,
+         o.deleted_at IS NOT NULL AS old_deleted
+  FROM latest x
+  -- One primary-key probe per sample (LATERAL keeps the planner from scanning the
+  -- person's rows).
+  LEFT JOIN LATERAL (
+    SELECT h.uuid, h.payload, h.origin, h.day, h.type, h.source, h.start_at, h.end_at, h.deleted_at,
+           h.type IN (SELECT t.type FROM health_store.total_types t) AS is_total
+    FROM health_store.samples h
+    WHERE h.person = p_person AND h.uuid = x.uuid
+  ) AS o ON true;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text) IS
+  'The samples of a batch of one person as the write path writes them: typed columns, and the held row of each uuid (payload, origin, key, span, deletion).';
+
+-- Writes the samples of one batch of one person (health_store.incoming_samples' rows): new
+-- uuids inserted, held ones with other content replaced unless the held copy came from an
+-- origin that wins (origin_rank), held ones marked deleted and received again revived. Returns
+-- the counts, the rollup keys to recompute (a replaced row left or joined them, a revived one
+-- joined them), per other key the samples it gained, and the spans of rule total written (old
+-- spans of replaced rows too). Caller holds the person lock.
+--
+-- Every writer of a person's samples holds that person's lock, so nobody else inserts this
+-- person's uuids meanwhile: new ones are plain inserts and changed ones plain updates, which is
+-- much cheaper than an INSERT … ON CONFLICT over the batch.
+CREATE OR REPLACE FUNCTION health_store.write_samples(
+  p_person       text,
+  p_rows         health_store.incoming_sample[],
+  p_origin       text,
+  p_received_at  timestamptz,
+  p_export       uuid,
+  OUT n_inserted integer,
+  OUT n_replaced integer,
+  OUT keys       health_store.rollup_key[],
+  OUT added      health_store.added_samples[],
+  OUT spans      health_store.span[]
+)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_rank integer := health_store.origin_rank(p_origin);
+BEGIN
+  WITH typed AS (
+    SELECT * FROM unnest(p_rows)
   ),
   inserted AS (
     INSERT INTO health_store.samples AS n (
@@ -162,7 +168,56 @@ BEGIN
                                   WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
                 GROUP BY i.day, i.type, i.source) g),
          (SELECT array_agg(ROW(w.type, w.source, w.start_at, w.end_at)::health_store.span) FROM written_spans w)
-  INTO n_inserted, n_replaced, v_keys, v_added, v_spans;
+  INTO n_inserted, n_replaced, keys, added, spans;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.write_samples(text, health_store.incoming_sample[], text, timestamptz, uuid) IS
+  'Inserts, replaces and revives the samples of one batch of one person; returns the counts, the rollup keys to recompute, the samples each other key gained and the spans of rule total written. Caller holds the person lock.';
+
+-- Upserts samples of one person and refreshes the rollups of every key touched; returns how
+-- many were inserted and how many replaced (the rest are duplicates). Caller holds the person
+-- lock (health_store.lock_person).
+--
+-- p_samples  JSON array of sample objects in healthd's shape, validated by the caller, so
+--            every cast below succeeds; each object is kept whole as the payload
+-- p_origin   healthd, stridee or export (health_store.origin_rank decides between copies)
+-- p_export   the exportId the copies came with, if any
+CREATE OR REPLACE FUNCTION health_store.store_samples(
+  p_person       text,
+  p_samples      jsonb,
+  p_origin       text,
+  p_received_at  timestamptz,
+  p_export       uuid,
+  OUT n_inserted integer,
+  OUT n_replaced integer
+)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_tz       text;
+  v_rows     health_store.incoming_sample[];
+  -- Rollup keys a replaced sample left or joined (recomputed), and per key the samples the
+  -- batch inserted into every other key it touched (merged).
+  v_keys     health_store.rollup_key[];
+  v_added    health_store.added_samples[];
+  -- Spans of the samples of rule total written (old spans of replaced ones too): the
+  -- coalescing rule is decided again around them.
+  v_spans    health_store.span[];
+  v_flipped  health_store.rollup_key[];
+BEGIN
+  SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
+
+  -- A pushed sample replaces the imported twin of it (33_apple_export.sql): one index probe
+  -- for a person who never imported.
+  IF p_origin <> 'export' THEN
+    PERFORM health_store.drop_export_twins(p_person, p_samples);
+  END IF;
+
+  v_rows := ARRAY(SELECT r FROM health_store.incoming_samples(p_person, p_samples, v_tz) r);
+  SELECT w.n_inserted, w.n_replaced, w.keys, w.added, w.spans INTO n_inserted, n_replaced, v_keys, v_added, v_spans
+  FROM health_store.write_samples(p_person, v_rows, p_origin, p_received_at, p_export) w;
 
   -- A sample whose coalescing state changed leaves or joins its key's totals: that key is
   -- recomputed rather than merged.
@@ -265,6 +320,8 @@ COMMENT ON FUNCTION health_store.store_batch IS
   'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts. An export''s records equal to a held pushed sample are not stored and are counted as matched.';
 
 REVOKE EXECUTE ON FUNCTION
+  health_store.incoming_samples(text, jsonb, text),
+  health_store.write_samples(text, health_store.incoming_sample[], text, timestamptz, uuid),
   health_store.store_samples(text, jsonb, text, timestamptz, uuid),
   health_store.store_batch(text, text, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz)
 FROM PUBLIC;
