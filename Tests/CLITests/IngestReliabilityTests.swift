@@ -25,7 +25,9 @@ struct IngestReliabilityTests {
     func killedMidFile() throws {
         let folder = NSTemporaryDirectory() + "hw-ingest-kill-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let generated = try CLIProcess.run(["generate", "--days", "40", "--start", "2026-03-01", "--seed", "5", "--format", "csv", "--out", folder + "/parts"])
+        // Enough days that the appended half spans several groups (BatchGroup commits at
+        // 20,000 samples or after a second) however fast the machine ingests.
+        let generated = try CLIProcess.run(["generate", "--days", "120", "--start", "2026-03-01", "--seed", "5", "--format", "csv", "--out", folder + "/parts"])
         #expect(generated.status == 0, "\(generated.stderr)")
         // The bodies appended to one CSV file, in two halves: the first half is ingested,
         // then the second is appended (as a collector appending to a file does), so the kill
