@@ -47,6 +47,13 @@ enum ServeRun {
     static func run(_ bodies: ReceiverBodies, clients: Int, cluster: TestCluster) throws -> Outcome {
         let database = try cluster.freshDatabase(label: "http\(clients)")
         defer { try? dropDatabase(database, cluster: cluster) }
+        return try run(bodies, clients: clients, database: database) { try checkpoint(cluster) }
+    }
+
+    /// `run` over a migrated `database` of any server (a Citus coordinator's too); `beforeClock`
+    /// runs once serve is up, right before the clock starts.
+    static func run(_ bodies: ReceiverBodies, clients: Int, database: TestDatabase,
+                    beforeClock: () throws -> Void) throws -> Outcome {
         let pool = PostgresPool(connectionString: database.connectionString, maxConnections: 1)
         let tokens = try (0..<clients).map { try TokenStore(pool: pool).create(person: "client\($0 + 1)", label: "bench").token }
         pool.close()
@@ -58,7 +65,7 @@ enum ServeRun {
                 _ = serve.wait()
             }
         }
-        try checkpoint(cluster)
+        try beforeClock()
         let (parts, seconds) = try onThreads(clients) { k in
             try post(bodies, port: port, token: tokens[k], receiver: "serve") { index, answer in
                 let counts = try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]

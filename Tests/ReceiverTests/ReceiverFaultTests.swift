@@ -45,17 +45,14 @@ struct ReceiverFaultTests {
     @Test("a read-only database answers 503, never 4xx, and stores nothing")
     func readOnly() throws {
         try withReceiver { receiver, db in
-            try db.query("ALTER DATABASE \(db.name) SET default_transaction_read_only = on")
+            try TestPostgres.setReadOnly(db, true)
             // Pooled connections opened before the change keep the old setting; a fresh pool sees it.
             let fresh = try RunningReceiver(connectionString: db.connectionString)
             defer { fresh.stop() }
             let answer = try fresh.post(Self.batch(7))
             #expect(answer.status == 503)
             #expect(answer.header("Retry-After") == "60")
-            let admin = try db.connect()
-            defer { admin.close() }
-            try admin.query("SET default_transaction_read_only = off")
-            try admin.query("ALTER DATABASE \(db.name) RESET default_transaction_read_only")
+            try TestPostgres.setReadOnly(db, false)
             #expect(try db.scalar("SELECT count(*) FROM health_store.deliveries", as: Int.self) == 0)
         }
     }
