@@ -20,9 +20,9 @@ public enum PersonStats {
               'deliveries', d.deliveries,
               'duplicates', d.duplicates,
               'last_received_at', to_char(d.last_received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-              'newest_sample_end_at', to_char((SELECT max(end_at) FROM health_store.samples WHERE person = $1) AT TIME ZONE 'UTC',
-                                              'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
-            FROM d
+              -- What health.freshness says: noted by the write path, samples Health deleted left out.
+              'newest_sample_end_at', to_char(p.newest_end_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
+            FROM d LEFT JOIN health_store.persons p ON p.person = $1
             """, [person])
         return row.first?[0] ?? "{}"
     }

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import Testing
 import TestSupport
+import Warehouse
 
 /// The operational views: freshness, export runs, batches, quarantine, unknown types, settings.
 @Suite("Operational views")
@@ -55,6 +56,35 @@ struct ViewsOperationsTests {
                 try c.query("SELECT health.set_stale_after('quiet', interval '-1 hour')")
             }
             #expect(bad?.sqlState == "22023")
+        }
+    }
+
+    @Test("the newest sample end follows what is held: a replaced end, a sample Health deleted and one received again; /stats says the same")
+    func newestEndFollowsTheSamples() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let store = Store(connection: c)
+            func newest() throws -> (view: String?, stats: String?) {
+                let view = try c.table("SELECT to_char(newest_sample_end_at AT TIME ZONE 'UTC', 'HH24:MI') AS t FROM health.freshness WHERE person = 'p'")
+                let stats = try PersonStats.jsonText(person: "p", on: c)
+                let json = try JSONSerialization.jsonObject(with: Data(stats.utf8)) as? [String: Any]
+                return ((view.rows.first?.first ?? nil), json?["newest_sample_end_at"] as? String)
+            }
+            try store.batch([
+                S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-03-01T10:00:00.000Z", end: "2026-03-01T10:05:00.000Z", value: 10),
+                S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-01T11:00:00.000Z", end: "2026-03-01T11:30:00.000Z", value: 20),
+            ])
+            #expect(try newest() == ("11:30", "2026-03-01T11:30:00.000Z"))
+            // The newest sample sent again with an earlier end: the end held moves back.
+            try store.batch([S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-01T11:00:00.000Z", end: "2026-03-01T11:10:00.000Z", value: 20)])
+            #expect(try newest() == ("11:10", "2026-03-01T11:10:00.000Z"))
+            // Deleted in Health: it counts nowhere, its end neither.
+            try c.query("SELECT health_store.lock_person('p')")
+            try c.query("SELECT health_store.mark_deleted('p', ARRAY[$1::uuid], now(), now())", [S.U(2)])
+            #expect(try newest() == ("10:05", "2026-03-01T10:05:00.000Z"))
+            // Received again, it exists again.
+            try store.batch([S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-01T11:00:00.000Z", end: "2026-03-01T11:10:00.000Z", value: 20)])
+            #expect(try newest() == ("11:10", "2026-03-01T11:10:00.000Z"))
         }
     }
 

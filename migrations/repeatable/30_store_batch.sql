@@ -175,6 +175,25 @@ $$;
 COMMENT ON FUNCTION health_store.write_samples(text, health_store.incoming_sample[], text, timestamptz, uuid) IS
   'Inserts, replaces and revives the samples of one batch of one person; returns the counts, the rollup keys to recompute, the samples each other key gained and the spans of rule total written. Caller holds the person lock.';
 
+-- Notes a person's newest sample end on their row (persons.newest_end_at) after their samples
+-- changed: one backward probe of samples_person_end. The writers that add, replace, revive or
+-- mark samples call it (store_samples, mark_deleted). Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.note_newest_end(p_person text) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_newest timestamptz;
+BEGIN
+  SELECT max(s.end_at) INTO v_newest FROM health_store.samples s WHERE s.person = p_person AND s.deleted_at IS NULL;
+  UPDATE health_store.persons p SET newest_end_at = v_newest
+  WHERE p.person = p_person AND p.newest_end_at IS DISTINCT FROM v_newest;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.note_newest_end(text) IS
+  'Sets persons.newest_end_at of a person to the latest end of the samples held (deleted ones left out). Caller holds the person lock.';
+
 -- Upserts samples of one person and refreshes the rollups of every key touched; returns how
 -- many were inserted and how many replaced (the rest are duplicates). Caller holds the person
 -- lock (health_store.lock_person).
@@ -233,6 +252,7 @@ BEGIN
   END IF;
 
   PERFORM health_store.refresh_batch_rollups(p_person, v_keys, v_added);
+  PERFORM health_store.note_newest_end(p_person);
 END
 $$;
 
@@ -320,6 +340,7 @@ COMMENT ON FUNCTION health_store.store_batch IS
   'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts. An export''s records equal to a held pushed sample are not stored and are counted as matched.';
 
 REVOKE EXECUTE ON FUNCTION
+  health_store.note_newest_end(text),
   health_store.incoming_samples(text, jsonb, text),
   health_store.write_samples(text, health_store.incoming_sample[], text, timestamptz, uuid),
   health_store.store_samples(text, jsonb, text, timestamptz, uuid),

@@ -333,13 +333,12 @@ COMMENT ON COLUMN health.daily_summary.unknown_samples IS 'Samples of types not 
 CREATE OR REPLACE VIEW health.freshness AS
 WITH f AS (
   -- Each person's last batch is the delivery store_batch noted on the person's row.
-  SELECT p.person, d.received_at, d.export_id, d.basis, n.newest_sample_end_at,
+  -- and its newest sample end the write path noted there too (one shard on Citus).
+  SELECT p.person, d.received_at, d.export_id, d.basis, p.newest_end_at AS newest_sample_end_at,
          coalesce(st.stale_after, interval '6 hours') AS stale_after
   FROM health_store.persons p
   JOIN health_store.deliveries d ON d.person = p.person AND d.delivery_id = p.last_delivery_id
   LEFT JOIN health_store.settings st ON st.person = p.person
-  LEFT JOIN LATERAL (SELECT max(s.end_at) AS newest_sample_end_at FROM health_store.samples s
-                     WHERE s.person = p.person AND s.deleted_at IS NULL) n ON true
 )
 SELECT f.person,
        f.received_at AS last_received_at,

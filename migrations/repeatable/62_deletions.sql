@@ -195,6 +195,7 @@ BEGIN
     v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
   END IF;
   PERFORM health_store.refresh_batch_rollups(p_person, v_keys, NULL);
+  PERFORM health_store.note_newest_end(p_person);
 END
 $$;
 
