@@ -62,21 +62,20 @@ extension PayloadDecoder {
         return "0x" + (hex.count == 1 ? "0" + hex : hex)
     }
 
-    /// At most `limit` characters of `text`, with control characters escaped, for an error message.
+    /// The start of `text` in at most `limit` characters (an escape counts as the characters it
+    /// takes), with control characters escaped, for an error message.
     static func snippet(_ text: String, limit: Int = 40) -> String {
         var out = ""
         var count = 0
         for scalar in text.unicodeScalars {
-            if count == limit {
+            let escaped = scalar.value < 0x20 || scalar.value == 0x7F ? "\\u{\(String(scalar.value, radix: 16))}" : nil
+            let width = escaped?.count ?? 1
+            if count + width > limit {
                 out += "…"
                 break
             }
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                out += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-            count += 1
+            if let escaped { out += escaped } else { out.unicodeScalars.append(scalar) }
+            count += width
         }
         return out
     }

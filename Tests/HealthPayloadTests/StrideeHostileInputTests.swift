@@ -109,6 +109,20 @@ struct StrideeHostileInputTests {
                                          "items", "wellness refused invalid", "wellness refused unsupportedFormat"]), "\(outcomes.sorted())")
     }
 
+    @Test("a value of control characters is named in a message of at most 400 characters (a fuzzer's find: 60 DELs in serverType made 406)")
+    func escapedValuesStayShort() throws {
+        let body = "{\"format\": \"healthkit.v1\", \"uuid\": \"5D1E8C1A-2F7B-4E0C-9A43-71C6B0F8D2E4\", \"activityType\": 37, "
+            + "\"serverType\": \"RU" + String(repeating: "\u{7F}", count: 60) + "NNING\"}"
+        #expect(checkedWorkout(Array(body.utf8)) == .refused(.invalid))
+        do {
+            _ = try StrideeDecoder.decodeWorkout(Array(body.utf8))
+        } catch {
+            #expect(error.description.hasPrefix("serverType"))
+            #expect(error.description.count <= 400, "\(error.description.count) characters")
+            #expect(error.description.contains("RU\\u{7f}"), "the value's start is named, escaped")
+        }
+    }
+
     @Test("the seed fixtures keep the promises")
     func fixtures() throws {
         #expect(checkedWorkout(try Fixture.bytes("stridee-workout.good.json")) == .workout)
