@@ -248,11 +248,13 @@ BEGIN
          (SELECT array_agg(ROW(a.day, a.type, a.source, a.samples)::health_store.added_samples) FROM added a)
   INTO v_keys, v_added;
   PERFORM health_store.refresh_batch_rollups(p_person, v_keys, v_added);
+  -- The newest sample end store_samples left to the flush (30_store_batch.sql).
+  PERFORM health_store.note_newest_end(p_person);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.flush_rollups(text) IS
-  'Refreshes, once, every rollup key a person''s batches queued in this transaction while health_warehouse.defer_rollups was on, and stops deferring; a BatchGroup calls it before COMMIT. Caller holds the person lock.';
+  'Refreshes, once, every rollup key a person''s batches queued in this transaction while health_warehouse.defer_rollups was on, and the person''s newest sample end, and stops deferring; a BatchGroup calls it before COMMIT. Caller holds the person lock.';
 
 -- The rollups of the given (day, type, source) keys of one person, recomputed from the
 -- samples, then everything derived from them. For writers that move samples between keys
