@@ -57,7 +57,8 @@ struct ReceiverFaultTests {
         }
     }
 
-    @Test("the connection lost inside COMMIT: 503 with Retry-After, the batch not replayed behind the app's back; sent again, stored once")
+    @Test("the connection lost inside COMMIT: 503 with Retry-After, the batch not replayed behind the app's back; sent again, stored once",
+          .disabled(if: TestPostgres.citusURL != nil, "the fault is injected by a trigger, which a distributed table cannot have"))
     func lostCommit() throws {
         try withReceiver { receiver, db in
             // A deferred trigger on deliveries makes the commit wait for an advisory lock the
