@@ -174,7 +174,6 @@ BEGIN
   FROM (
     SELECT to_jsonb(r) || jsonb_build_object('rank', s.rank) AS row
     FROM unnest(v_recomputed) r
-    JOIN unnest(p_keys) k ON k.day = r.day AND k.type = r.type AND k.source = r.source
     LEFT JOIN unnest(v_stored) s ON s.day = r.day AND s.type = r.type AND s.source = r.source
     UNION ALL
     SELECT jsonb_build_object('person', p_person, 'type', a.type, 'day', a.day, 'source', a.source, 'rule', r.rule,
