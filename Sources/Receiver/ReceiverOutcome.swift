@@ -103,7 +103,7 @@ enum ReceiverOutcome {
         case .migrating: return .migrating
         case .failed(let error):
             guard let postgres = error as? PostgresError else { return .internalError }
-            if postgres.isTimeout { return postgres.sqlState == "55P03" ? .lockTimeout : .statementTimeout }
+            if postgres.isTimeout { return postgres.sqlState == SQLState.lockNotAvailable ? .lockTimeout : .statementTimeout }
             return postgres.isTransient ? .databaseDown : .internalError
         default: return nil
         }
