@@ -119,7 +119,7 @@ final class BacklogSource: BatchSource {
 
     func store(_ batch: FileBatch, on connection: PostgresConnection) throws -> StoredBatch {
         let counts = try BatchStore.store(batch.batch, person: person, origin: .file(path: files[batch.file].absolutePath),
-                                          bodySHA256: batch.bodySHA256, on: connection)
+                                          bodySHA256: batch.bodySHA256, deferRollups: true, on: connection)
         return StoredBatch(deliveries: 1, counts: counts)
     }
 

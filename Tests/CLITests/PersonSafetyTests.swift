@@ -55,7 +55,7 @@ struct PersonSafetyTests {
             try deleter.query("BEGIN")
             let removed = try deleter.query("SELECT table_name, deleted FROM health_store.delete_person('carol')")
                 .reduce(into: [String: Int]()) { $0[try $1.decode(0)] = try $1.decode(1) }
-            #expect(removed["samples"] == 1 && removed["tokens"] == 1 && removed["deliveries"] == 1)
+            #expect(removed["sample_rows"] == 1 && removed["tokens"] == 1 && removed["deliveries"] == 1)
             let status = Mutex<Int?>(nil)
             let racing = Thread {
                 let answer = (try? Self.post(port, token: token, Self.batch(2))) ?? -1

@@ -109,7 +109,7 @@ struct PersonTests {
             #expect(exported.status == 0, "\(exported.stderr)")
             let deleted = try CLIProcess.run(["person", "delete", "alice", "--yes"] + url)
             #expect(deleted.status == 0, "\(deleted.stderr)")
-            #expect(deleted.stdout.contains("samples\t\(try #require(alice["samples"]).count)"), "\(deleted.stdout)")
+            #expect(deleted.stdout.contains("sample_rows\t\(try #require(alice["samples"]).count)"), "\(deleted.stdout)")
             #expect(try Self.storedRows(db, person: "alice") == 0)
             #expect(try Self.snapshot(db, person: "bob") == bob)
 

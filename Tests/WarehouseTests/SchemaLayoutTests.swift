@@ -148,12 +148,15 @@ struct SchemaLayoutTests {
 
             // Tables a later migration reshaped — rule data that became a function (the sleep
             // stages) and derived rows (level 1's aggregates as one column, 0042) — are held to
-            // the rollups' equality with a recompute below; every other table keeps every value
-            // of every column it had.
+            // the rollups' equality with a recompute below; the samples moved into a compact table
+            // (0080) and health_store.samples, a view now, gives back every value of every column
+            // they had; every other table keeps every value of every column it had.
             let kept = try Self.columns(c)
             let unchanged = existing.filter { table, names in kept[table].map { now in names.allSatisfy(now.contains) } ?? false }
-            #expect(Set(existing.keys).subtracting(unchanged.keys) == ["rollup_source", "sleep_stages"])
+            #expect(Set(existing.keys).subtracting(unchanged.keys) == ["rollup_source", "sleep_stages", "samples"])
             #expect(try Self.data(c, unchanged) == before.filter { unchanged[$0.key] != nil }, "no value of a column that existed changed")
+            let samples = try #require(existing["samples"])
+            #expect(try Self.data(c, ["samples": samples]) == before.filter { $0.key == "samples" }, "every sample as it was, payload included")
             #expect(try Self.columns(c)["persons"] != nil, "the upgrade adds health_store.persons")
             #expect(try c.table("SELECT person FROM health_store.persons ORDER BY 1").rows == [["p"], ["q"]])
             for person in ["p", "q"] {
@@ -175,7 +178,7 @@ struct SchemaLayoutTests {
         }
     }
 
-    /// The functions docs/architecture.md lists as the writers of health_store.samples.
+    /// The functions docs/architecture.md lists as the writers of health_store.sample_rows.
     static func documentedSampleWriters() throws -> Set<String> {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
@@ -187,13 +190,13 @@ struct SchemaLayoutTests {
         })
     }
 
-    @Test("the functions whose bodies insert, update or delete health_store.samples are exactly the ones docs/architecture.md lists")
+    @Test("the functions whose bodies insert, update or delete health_store.sample_rows are exactly the ones docs/architecture.md lists")
     func sampleWriters() throws {
         try TestPostgres.withDatabase { db in
             let writers = try db.connect().table("""
                 SELECT n.nspname || '.' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
                 WHERE n.nspname IN ('health', 'health_store')
-                  AND coalesce(p.prosrc, '') ~* '(insert\\s+into|update|delete\\s+from)\\s+health_store\\.samples\\M'
+                  AND coalesce(p.prosrc, '') ~* '(insert\\s+into|update|delete\\s+from)\\s+health_store\\.sample_rows\\M'
                 ORDER BY 1
                 """).rows.compactMap { $0[0] }
             #expect(writers.count >= 5)

@@ -170,10 +170,10 @@ FROM (
   SELECT s.person, s.type, s.day, s.source,
          array_agg(health_store.sample_facts_of(s.kind, s.value, s.start_at, s.end_at, s.uuid, s.activity_type,
                                                 s.duration_s, s.distance_m, s.energy_kcal)) AS samples
-  FROM health_store.samples s
+  FROM health_store.live_samples s
   -- A coalescing counts in no total and no sample count (24_coalescing.sql), nor does a sample
-  -- Health deleted (62_deletions.sql).
-  WHERE NOT s.coalesced AND s.deleted_at IS NULL
+  -- Health deleted (live_samples: 62_deletions.sql).
+  WHERE NOT s.coalesced
   GROUP BY s.person, s.type, s.day, s.source
 ) k
 LEFT JOIN health_store.type_rules t ON t.type = k.type

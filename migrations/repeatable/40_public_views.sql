@@ -32,9 +32,9 @@ COMMENT ON COLUMN health.catalog.rule IS 'How a day value is made: total (per-so
 -- The samples that are workouts (health_store.is_workout).
 CREATE OR REPLACE VIEW health_store.workout_samples AS
 SELECT s.*
-FROM health_store.samples s
+FROM health_store.live_samples s
 JOIN health_store.catalog c ON c.type = s.type
-WHERE health_store.is_workout(c.rule, s.kind) AND s.deleted_at IS NULL;
+WHERE health_store.is_workout(c.rule, s.kind);
 
 COMMENT ON VIEW health_store.workout_samples IS
   'Samples of the catalog''s workout rule sent as kind workout, but those Health deleted; health.workouts reads it.';
@@ -212,7 +212,7 @@ SELECT w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type,
        coalesce(w.activity_name, 'activity type ' || w.activity_type) AS activity_name,
        w.duration_s, w.distance_m, w.energy_kcal, w.source,
        coalesce(o.uuids, '{}'::uuid[]) AS overlapping,
-       CASE WHEN w.origin = 'healthd' AND sw.uuid IS NOT NULL THEN 'both' ELSE w.origin END AS origin,
+       CASE WHEN w.origin = 'healthd' AND sw.uuid IS NOT NULL THEN 'both' ELSE w.origin::text END AS origin,
        sw.server_type, sw.device_name, sw.heart_rate_min, sw.heart_rate_mean, sw.heart_rate_max,
        r.points AS route_points, r.distance_m AS route_distance_m, r.elevation_gain_m
 FROM health_store.workout_samples w
@@ -263,7 +263,7 @@ CREATE OR REPLACE VIEW health.coalesced_samples AS
 SELECT c.person, s.day, c.type, c.source, c.uuid, c.start_at, c.end_at, s.value, c.parts,
        c.parts_total::double precision AS parts_total, c.counted
 FROM health_store.coverings c
-JOIN health_store.samples s ON s.person = c.person AND s.uuid = c.uuid AND s.deleted_at IS NULL;
+JOIN health_store.live_samples s ON s.person = c.person AND s.uuid = c.uuid;
 
 COMMENT ON VIEW health.coalesced_samples IS
   'Every sample of rule total that covers two or more samples of its own source (Apple Health replacing fine samples with one combined sample, or a source writing a long sample over short ones): one row each. counted is false for a coalescing — its parts add up to its value, so it counts in no total — and true when they do not.';
@@ -449,7 +449,7 @@ COMMENT ON COLUMN health.export_runs.duplicates IS 'Samples already held with th
 ---------------------------------------------------------------------------------------------
 -- health.deliveries
 CREATE OR REPLACE VIEW health.deliveries AS
-SELECT d.person, d.received_at, d.origin, d.format, d.export_id, d.batch_sequence, d.is_final,
+SELECT d.person, d.received_at, d.origin::text AS origin, d.format, d.export_id, d.batch_sequence, d.is_final,
        d.basis, d.window_start, d.window_end, d.samples, d.inserted, d.duplicates, d.replaced,
        d.quarantined, d.file
 FROM health_store.deliveries d;

@@ -27,10 +27,8 @@ DECLARE
   v_staged integer;
 BEGIN
   INSERT INTO health_store.export_records (person, run, type, start_at, end_at, value, payload_value)
-  SELECT p_person, p_run, e.value->>'type', (e.value->>'start')::timestamptz, (e.value->>'end')::timestamptz,
-         health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value'), e.value->'value'
-  FROM jsonb_array_elements(p_samples) AS e
-  LEFT JOIN health_store.catalog c ON c.type = e.value->>'type';
+  SELECT p_person, p_run, t.type, t.start_at, t.end_at, t.value, t.sent->'value'
+  FROM health_store.typed_samples(p_samples, NULL) t;
   GET DIAGNOSTICS v_staged = ROW_COUNT;
   RETURN v_staged;
 END
@@ -72,9 +70,9 @@ BEGIN
   SELECT array_agg(DISTINCT r.type) INTO v_types FROM health_store.export_records r WHERE r.person = p_person AND r.run = p_run;
   RETURN QUERY
   SELECT s.uuid, s.type, s.day
-  FROM health_store.samples s
+  FROM health_store.live_samples s
   WHERE s.person = p_person AND s.type = ANY (v_types) AND s.start_at < p_export_date
-    AND s.deleted_at IS NULL AND s.first_received_at < p_started_at
+    AND s.first_received_at < p_started_at
     AND NOT EXISTS (
       SELECT 1 FROM health_store.export_records r
       WHERE r.person = p_person AND r.run = p_run AND r.type = s.type
@@ -125,8 +123,8 @@ BEGIN
     -- What each type held, by one grouped statement on the person's samples (Citus: no lateral
     -- join over a distributed table), then compared with the marks in memory.
     SELECT array_agg(h.type), array_agg(h.n) INTO v_types, v_held
-    FROM (SELECT s.type, count(*) AS n FROM health_store.samples s
-          WHERE s.person = p_person AND s.start_at < p_export_date AND s.deleted_at IS NULL
+    FROM (SELECT s.type, count(*) AS n FROM health_store.live_samples s
+          WHERE s.person = p_person AND s.start_at < p_export_date
             AND s.first_received_at < p_started_at
           GROUP BY s.type) h;
     SELECT m.type, m.n, h.n AS held INTO v_worst
@@ -162,51 +160,63 @@ COMMENT ON FUNCTION health_store.reconcile_export(text, uuid, timestamptz, text,
   'Reconciles a person with a staged export: refuses an older export or a loss of over 20 % of a type (unless forced); with p_apply marks what no record matches deleted and records it. Answers the marks per type and month.';
 
 -- Marks the given samples of a person deleted by the export of p_export_date — or, with
--- p_export_date NULL, clears their marks (revive_pushed_twins) — and keeps everything that
--- counts samples right: the coalescing rule around them and their rollup keys. The one writer
--- of the mark but store_samples' own. Caller holds the person lock.
+-- p_export_date NULL, clears their marks (an imported record proved them, revive_pushed_twins)
+-- — and returns what that changed for apply_sample_changes. The one writer of the mark but
+-- write_samples' own (a sample received again). Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.set_deleted(p_person text, p_uuids uuid[], p_export_date timestamptz,
+                                                    p_at timestamptz)
+RETURNS health_store.sample_changes
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_days   date[];
+  v_series integer[];
+  v_starts timestamptz[];
+  v_ends   timestamptz[];
+BEGIN
+  IF coalesce(cardinality(p_uuids), 0) = 0 THEN
+    RETURN NULL;
+  END IF;
+  -- Aggregates in the FROM's select, never subqueries in a target list (Citus pushes none down).
+  WITH marked AS (
+    UPDATE health_store.sample_rows s
+    SET deleted_at = CASE WHEN p_export_date IS NOT NULL THEN p_at END, deleted_by_export = p_export_date
+    WHERE s.person = p_person AND s.uuid = ANY (p_uuids) AND (s.deleted_at IS NULL) = (p_export_date IS NOT NULL)
+    RETURNING s.day, s.series, s.start_at, s.end_at
+  )
+  SELECT array_agg(m.day), array_agg(m.series), array_agg(m.start_at), array_agg(m.end_at)
+  INTO v_days, v_series, v_starts, v_ends
+  FROM marked m;
+  RETURN health_store.changes_of_rows(p_person, v_days, v_series, v_starts, v_ends);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.set_deleted(text, uuid[], timestamptz, timestamptz) IS
+  'Marks samples of a person deleted by an export (or, with a NULL export date, clears their marks); returns what that changed. Caller holds the person lock.';
+
+-- Marks samples deleted (or clears their marks) and keeps everything that counts samples right.
+-- Caller holds the person lock.
 CREATE OR REPLACE FUNCTION health_store.mark_deleted(p_person text, p_uuids uuid[], p_export_date timestamptz,
                                                      p_at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-  v_keys  health_store.rollup_key[];
-  v_spans health_store.span[];
 BEGIN
-  IF coalesce(cardinality(p_uuids), 0) = 0 THEN
-    RETURN;
-  END IF;
-  -- Aggregates in the FROM's select, never subqueries in a target list (Citus pushes none down).
-  -- With no export date the marks go: the samples exist again.
-  WITH marked AS (
-    UPDATE health_store.samples s
-    SET deleted_at = CASE WHEN p_export_date IS NOT NULL THEN p_at END, deleted_by_export = p_export_date
-    WHERE s.person = p_person AND s.uuid = ANY (p_uuids) AND (s.deleted_at IS NULL) = (p_export_date IS NOT NULL)
-    RETURNING s.day, s.type, s.source, s.start_at, s.end_at
-  )
-  SELECT array_agg(DISTINCT ROW(m.day, m.type, m.source)::health_store.rollup_key),
-         array_agg(ROW(m.type, m.source, m.start_at, m.end_at)::health_store.span) FILTER (WHERE t.type IS NOT NULL)
-  INTO v_keys, v_spans
-  FROM marked m
-  LEFT JOIN health_store.total_types t ON t.type = m.type;
-  IF v_spans IS NOT NULL THEN
-    v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
-  END IF;
-  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, NULL);
-  PERFORM health_store.note_newest_end(p_person);
+  PERFORM health_store.apply_sample_changes(p_person, health_store.set_deleted(p_person, p_uuids, p_export_date, p_at), false);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.mark_deleted(text, uuid[], timestamptz, timestamptz) IS
-  'Marks samples of a person deleted by an export (or, with a NULL export date, clears their marks) and redoes the coalescing rule around them and their rollups. Caller holds the person lock.';
+  'Marks samples of a person deleted by an export (or, with a NULL export date, clears their marks) and redoes the coalescing rule around them, their rollups and the newest end. Caller holds the person lock.';
 
 REVOKE EXECUTE ON FUNCTION
   health_store.stage_export_records(text, uuid, jsonb),
   health_store.discard_export_records(text, uuid),
   health_store.reconcile_candidates(text, uuid, timestamptz, timestamptz),
   health_store.reconcile_export(text, uuid, timestamptz, text, timestamptz, boolean, boolean, timestamptz),
+  health_store.set_deleted(text, uuid[], timestamptz, timestamptz),
   health_store.mark_deleted(text, uuid[], timestamptz, timestamptz)
 FROM PUBLIC;
 

@@ -9,12 +9,12 @@
 -- every health_store table that has a person column, so a new table cannot be forgotten.
 CREATE OR REPLACE VIEW health_store.person_tables (table_name, delete_order) AS
 VALUES
-  ('quarantine', 1), ('deliveries', 2), ('samples', 3), ('coverings', 4), ('long_spans', 5),
-  ('key_frontiers', 6), ('rollup_source', 7), ('rollup_day_type', 8), ('rollup_day', 9),
-  ('deferred_rollups', 10), ('migration_tasks', 11), ('ingested_files', 12),
-  ('workout_streams', 13), ('workout_routes', 14), ('stridee_workouts', 15), ('wellness_items', 16),
-  ('activity_summaries', 17), ('reconciliations', 18), ('export_records', 19), ('connections', 20),
-  ('source_priorities', 21), ('settings', 22), ('tokens', 23), ('persons', 24);
+  ('quarantine', 1), ('deliveries', 2), ('sample_rows', 3), ('series', 4), ('coverings', 5), ('long_spans', 6),
+  ('key_frontiers', 7), ('rollup_source', 8), ('rollup_day_type', 9), ('rollup_day', 10),
+  ('deferred_rollups', 11), ('migration_tasks', 12), ('ingested_files', 13),
+  ('workout_streams', 14), ('workout_routes', 15), ('stridee_workouts', 16), ('wellness_items', 17),
+  ('activity_summaries', 18), ('reconciliations', 19), ('export_records', 20), ('connections', 21),
+  ('source_priorities', 22), ('settings', 23), ('tokens', 24), ('persons', 25);
 
 COMMENT ON VIEW health_store.person_tables IS
   'Every health_store table with a person column, in delete order (children first): the one list person delete uses.';
@@ -97,7 +97,7 @@ BEGIN
   ),
   live AS (SELECT t.person, count(*) FILTER (WHERE health_store.token_is_live(t.revoked_at, t.expires_at)) AS n
            FROM health_store.tokens t GROUP BY t.person),
-  held AS (SELECT s.person, count(*) AS n FROM health_store.samples s GROUP BY s.person),
+  held AS (SELECT s.person, count(*) AS n FROM health_store.live_samples s GROUP BY s.person),
   days AS (SELECT d.person, min(d.day) AS first_day, max(d.day) AS last_day FROM health_store.rollup_day d GROUP BY d.person),
   last AS (SELECT d.person, max(d.received_at) AS at FROM health_store.deliveries d GROUP BY d.person)
   SELECT w.person, coalesce(l.n, 0), coalesce(h.n, 0), y.first_day, y.last_day, b.at
@@ -248,7 +248,7 @@ BEGIN
   RETURN jsonb_build_object(
     'marks', coalesce((SELECT jsonb_agg(jsonb_build_object('uuid', s.uuid, 'deleted_at', s.deleted_at,
                                                            'deleted_by_export', s.deleted_by_export) ORDER BY s.uuid)
-                       FROM health_store.samples s WHERE s.person = p_person AND s.deleted_at IS NOT NULL), '[]'::jsonb),
+                       FROM health_store.sample_rows s WHERE s.person = p_person AND s.deleted_at IS NOT NULL), '[]'::jsonb),
     'reconciliations', coalesce((SELECT jsonb_agg(to_jsonb(r) - 'person' ORDER BY r.reconciled_at)
                                  FROM health_store.reconciliations r WHERE r.person = p_person), '[]'::jsonb));
 END

@@ -41,3 +41,14 @@ DROP FUNCTION IF EXISTS health_store.store_wellness(text, boolean, text[], times
 
 -- A level-1 total is taken from the aggregates themselves (20_rollup_source.sql).
 DROP FUNCTION IF EXISTS health_store.source_total(text, numeric, numeric);
+
+-- The write path as stages (30_store_batch.sql): the samples in health_store.sample_rows,
+-- origins as enums, deferral an argument, twins found once by incoming_samples.
+DROP FUNCTION IF EXISTS health_store.refresh_rollups(text, health_store.rollup_key[]);
+DROP FUNCTION IF EXISTS health_store.store_samples(text, jsonb, text, timestamptz, uuid);
+DROP FUNCTION IF EXISTS health_store.store_batch(text, text, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz);
+DROP FUNCTION IF EXISTS health_store.drop_pushed_twins(text, jsonb);
+DROP FUNCTION IF EXISTS health_store.drop_export_twins(text, jsonb);
+DROP FUNCTION IF EXISTS health_store.revive_pushed_twins(text, jsonb);
+DROP FUNCTION IF EXISTS health_store.store_route(text, uuid, text, health_store.workout_route);
+DROP FUNCTION IF EXISTS health_store.origin_rank(text);
