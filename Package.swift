@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Metrics"),
         // SHA-256 over libcrypto, for every module that hashes (tokens, bodies, files, migrations, demo ids).
         .target(name: "Hashing", dependencies: ["CCrypto"]),
-        .target(name: "HealthPayload", dependencies: ["Civil"]),
+        .target(name: "HealthPayload", dependencies: ["Civil", "Hashing"]),
         // libFuzzer harness for HealthPayload (scripts/fuzz-payload.sh); a corpus replayer without -DFUZZING.
         .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload", "FuzzSupport"]),
         // What the fuzzers share: the PostgreSQL-safety check, the replayer, libFuzzer's driver.
