@@ -175,6 +175,9 @@ struct ViewsSurfaceTests {
             ("active_energy_goal_kcal", "double precision"), ("exercise_min", "double precision"),
             ("exercise_goal_min", "double precision"), ("stand_hours", "double precision"), ("stand_goal_hours", "double precision"),
         ]),
+        ("hae_records", [
+            ("person", "text"), ("received_at", "timestamp with time zone"), ("kind", "text"), ("item", "jsonb"),
+        ]),
         ("coalesced_samples", [
             ("person", "text"), ("day", "date"), ("type", "text"), ("source", "text"), ("uuid", "uuid"),
             ("start_at", "timestamp with time zone"), ("end_at", "timestamp with time zone"),

@@ -7,7 +7,8 @@
 --   a sample's typed value                  health_store.typed_value
 --   which types are totals                  health_store.total_types
 --   which sleep stage a value is            health_store.sleep_stage, health_store.is_asleep
---   when two samples are twins              health_store.is_twin
+--   when two samples are twins              health_store.is_twin, health_store.twin_end,
+--                                           health_store.is_bucket
 --   which copy of a uuid wins               health_store.origin_rank
 --   the per-person write lock               health_store.lock_person
 --
@@ -81,7 +82,8 @@ COMMENT ON FUNCTION health_store.stamp_text(timestamptz, smallint) IS
 CREATE OR REPLACE FUNCTION health_store.compact_payload(
   s jsonb, uuid uuid, type text, grp text, source text, kind text, id text, start_offset smallint, end_offset smallint,
   value double precision, unit text, category_name text, activity_type integer, activity_name text,
-  duration_s double precision, distance_m double precision, energy_kcal double precision)
+  duration_s double precision, distance_m double precision, energy_kcal double precision, value_min double precision,
+  value_max double precision)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN nullif(s - ARRAY[
@@ -100,19 +102,22 @@ RETURN nullif(s - ARRAY[
     CASE WHEN s->>'activityName' = activity_name THEN 'activityName' END,
     CASE WHEN s->>'durationSeconds' = duration_s::numeric::text THEN 'durationSeconds' END,
     CASE WHEN s->>'distanceMeters' = distance_m::numeric::text THEN 'distanceMeters' END,
-    CASE WHEN s->>'activeEnergyKilocalories' = energy_kcal::numeric::text THEN 'activeEnergyKilocalories' END
+    CASE WHEN s->>'activeEnergyKilocalories' = energy_kcal::numeric::text THEN 'activeEnergyKilocalories' END,
+    CASE WHEN s->>'Min' = value_min::numeric::text THEN 'Min' END,
+    CASE WHEN s->>'Max' = value_max::numeric::text THEN 'Max' END
   ], '{}'::jsonb);
 
-COMMENT ON FUNCTION health_store.compact_payload(jsonb, uuid, text, text, text, text, text, smallint, smallint, double precision, text, text, integer, text, double precision, double precision, double precision) IS
+COMMENT ON FUNCTION health_store.compact_payload(jsonb, uuid, text, text, text, text, text, smallint, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision) IS
   'A sample''s object as sent without the keys its columns rebuild to the same JSON (health_store.full_payload); NULL when nothing is left.';
 
 -- A sample's object as sent, from its columns and what compact_payload left: the keys the
 -- columns rebuild, overridden by the ones kept (a key is kept whenever its rebuild would differ).
+-- Min and Max are rebuilt from value_min and value_max, which only Health Auto Export's samples set.
 CREATE OR REPLACE FUNCTION health_store.full_payload(
   uuid uuid, type text, grp text, source text, kind text, id text, start_at timestamptz, start_offset smallint,
   end_at timestamptz, end_offset smallint, value double precision, unit text, category_name text,
   activity_type integer, activity_name text, duration_s double precision, distance_m double precision,
-  energy_kcal double precision, kept jsonb)
+  energy_kcal double precision, value_min double precision, value_max double precision, kept jsonb)
 RETURNS jsonb
 LANGUAGE sql STABLE PARALLEL SAFE
 RETURN jsonb_strip_nulls(jsonb_build_object(
@@ -120,10 +125,10 @@ RETURN jsonb_strip_nulls(jsonb_build_object(
          'start', health_store.stamp_text(start_at, start_offset), 'end', health_store.stamp_text(end_at, end_offset),
          'value', value::numeric, 'unit', unit, 'name', category_name, 'activityType', activity_type,
          'activityName', activity_name, 'durationSeconds', duration_s::numeric, 'distanceMeters', distance_m::numeric,
-         'activeEnergyKilocalories', energy_kcal::numeric))
+         'activeEnergyKilocalories', energy_kcal::numeric, 'Min', value_min::numeric, 'Max', value_max::numeric))
        || coalesce(kept, '{}'::jsonb);
 
-COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, jsonb) IS
+COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision, jsonb) IS
   'A sample''s object exactly as sent, rebuilt from its columns and the payload compact_payload kept.';
 
 -- Today's date in a time zone, or, with none (NULL), the date in UTC−12 — the last place on
@@ -226,22 +231,47 @@ COMMENT ON FUNCTION health_store.is_asleep(double precision) IS
   'True for the sleep analysis values that are sleep: 1, 3, 4 and 5.';
 
 -- Twins: a sample held (h) and another (x) are the same reading when their type agrees (the
--- caller's join), their starts and ends are each less than a second apart (the export writes
--- whole seconds, healthd milliseconds) and their typed values are equal to 1e-9 of the larger
--- (an export converts km and mi to m, lb to kg) — or, with no typed value on either side
--- (types outside the catalog, workouts), their payload values are equal (or both absent).
--- Written with the start range first, so an index on start_at finds the candidates.
+-- caller's join), their starts are less than a second apart, and so are their ends where both
+-- are given (the export writes whole seconds, healthd milliseconds; health_store.twin_end gives
+-- none for a Health Auto Export point, which the app sends as one instant), and their typed
+-- values are equal to 1e-9 of the larger (an export converts km and mi to m, lb to kg) — or,
+-- with no typed value on either side (types outside the catalog, workouts), their payload
+-- values are equal (or both absent). Written with the start range first, so an index on
+-- start_at finds the candidates.
 CREATE OR REPLACE FUNCTION health_store.is_twin(h_start timestamptz, h_end timestamptz, h_value double precision, h_payload_value jsonb,
                                                 x_start timestamptz, x_end timestamptz, x_value double precision, x_payload_value jsonb)
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 RETURN h_start > x_start - interval '1 second' AND h_start < x_start + interval '1 second'
-   AND h_end > x_end - interval '1 second' AND h_end < x_end + interval '1 second'
+   AND (h_end IS NULL OR x_end IS NULL OR (h_end > x_end - interval '1 second' AND h_end < x_end + interval '1 second'))
    AND CASE WHEN h_value IS NULL AND x_value IS NULL THEN h_payload_value IS NOT DISTINCT FROM x_payload_value
             ELSE coalesce(abs(h_value - x_value) <= 1e-9 * greatest(abs(h_value), abs(x_value)), false) END;
 
 COMMENT ON FUNCTION health_store.is_twin(timestamptz, timestamptz, double precision, jsonb, timestamptz, timestamptz, double precision, jsonb) IS
-  'Twins (CONTRACT.md §5): starts and ends each less than a second apart and the same reading (typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal). The type is the caller''s join.';
+  'Twins (CONTRACT.md §5): starts less than a second apart, ends too where both are given (NULL: not compared), and the same reading (typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal). The type is the caller''s join.';
+
+-- The end a twin comparison reads of a sample: none (NULL) for a Health Auto Export sample but
+-- a workout — the app sends a point as one instant, and a sleep segment's twin is its start and
+-- stage — else its end.
+CREATE OR REPLACE FUNCTION health_store.twin_end(origin health_store.sample_origin, kind text, end_at timestamptz)
+RETURNS timestamptz
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN origin = 'hae' AND kind IS DISTINCT FROM 'workout' THEN NULL ELSE end_at END;
+
+COMMENT ON FUNCTION health_store.twin_end(health_store.sample_origin, text, timestamptz) IS
+  'The end health_store.is_twin compares for a sample: NULL (not compared) for a Health Auto Export sample other than a workout, else its end.';
+
+-- A summarized Health Auto Export sample: a bucket's total (or a night's stage) merged across
+-- the devices of its source. It is one more source for the per-source winner, never a twin of
+-- another way's sample: the decoder marks it with the key haeBucket (its grouping) in the
+-- payload. The partial index sample_rows_hae_points repeats this expression.
+CREATE OR REPLACE FUNCTION health_store.is_bucket(origin health_store.sample_origin, payload jsonb)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN origin = 'hae' AND coalesce(payload ? 'haeBucket', false);
+
+COMMENT ON FUNCTION health_store.is_bucket(health_store.sample_origin, jsonb) IS
+  'True for a summarized Health Auto Export sample (a bucket, or a night''s stage; payload key haeBucket): never a twin.';
 
 -- Which copy of a sample wins when two origins hold the same uuid: a healthd copy replaces
 -- any other, a Stridee body replaces its own earlier copy, Health Auto Export's or an export's,

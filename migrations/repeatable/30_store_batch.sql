@@ -2,18 +2,22 @@
 --
 --   typed_samples         a batch's JSON read once into typed rows (also what a
 --                         reconciliation stages: 62_deletions.sql)
---   incoming_samples      those rows with what is held under each uuid and each one's twins
---   write_samples         inserts, replaces and revives them, drops the imported samples a
---                         pushed one replaces (drop_imported_twins), brings back the pushed
---                         samples an imported record proves (revive_pushed_twins); returns the
---                         counts and what changed (health_store.sample_changes)
+--   incoming_samples      those rows with what is held under each uuid and each one's twins:
+--                         held samples of another way in that are the same reading
+--                         (health_store.is_twin), split by health_store.origin_rank into those
+--                         the sample is (matches: it is not stored) and those it replaces (twins)
+--   write_samples         inserts, replaces and revives them, drops the held samples a sample
+--                         replaces (drop_lower_twins), brings back the samples one proves
+--                         (revive_pushed_twins); returns the counts and what changed
+--                         (health_store.sample_changes)
 --   apply_sample_changes  the consequences, once, for every writer: the coalescing rule
 --                         around the spans written, the rollups of the keys touched (now, or
 --                         queued for flush_rollups when the caller groups batches), the
 --                         person's newest sample end
 --
 -- store_samples runs them for any way in (healthd batches and the Health app's export through
--- store_batch, a Stridee workout's sample through store_workout); the other writers of
+-- store_batch, a Stridee workout's sample through store_workout, Health Auto Export's samples
+-- through store_hae_samples and store_hae_workout: 37_hae.sql); the other writers of
 -- health_store.sample_rows (mark_deleted, set_time_zone, a person's deletion) call
 -- apply_sample_changes with what they changed. Everything runs in the caller's transaction
 -- under the person lock.
@@ -28,12 +32,14 @@
 -- p_samples  JSON array of sample objects in healthd's shape, validated by the caller, so
 --            every cast below succeeds
 -- p_tz       the person's time zone (NULL: the offset each sample was written with)
-CREATE OR REPLACE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text)
+-- p_origin   where they came from: only Health Auto Export's samples carry Min and Max
+--            (value_min, value_max); a key of that name from another way in stays in the payload
+CREATE OR REPLACE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin)
 RETURNS TABLE (uuid uuid, type text, source text, grp text, kind text, start_at timestamptz, end_at timestamptz,
                start_offset smallint, end_offset smallint, day date, value double precision, unit text,
                category_name text, activity_type integer, activity_name text, duration_s double precision,
                distance_m double precision, energy_kcal double precision, id text, payload jsonb,
-               sent jsonb, rule text)
+               sent jsonb, rule text, value_min double precision, value_max double precision)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -60,6 +66,8 @@ AS $$
            CASE WHEN x.workout THEN x."durationSeconds" END AS duration_s,
            CASE WHEN x.workout THEN x."distanceMeters" END AS distance_m,
            CASE WHEN x.workout THEN x."activeEnergyKilocalories" END AS energy_kcal,
+           CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Min"::double precision END AS value_min,
+           CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Max"::double precision END AS value_max,
            x.id, x.rule
     FROM latest x
   )
@@ -67,35 +75,42 @@ AS $$
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          health_store.compact_payload(t.s, t.uuid, t.type, t.grp, t.source, t.kind, t.id, t.start_offset, t.end_offset,
                                       t.value, t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s,
-                                      t.distance_m, t.energy_kcal),
-         t.s, t.rule
+                                      t.distance_m, t.energy_kcal, t.value_min, t.value_max),
+         t.s, t.rule, t.value_min, t.value_max
   FROM typed t
 $$;
 
-COMMENT ON FUNCTION health_store.typed_samples(jsonb, text) IS
+COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin) IS
   'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store and the object as sent.';
 
 -- Each sample of a batch of one person as the write path writes it: its typed row, what is
--- held under its uuid (whether it differs from what was sent), and its twins — for an
--- imported record (p_origin export) the pushed samples it is, looked for only from where the
--- person's pushed samples begin (p_pushed_from); for a pushed sample the imported ones it
--- replaces, looked for only when the person holds imported samples (p_has_imported). It reads
--- the samples, so it is called alone in a statement of its own (docs/scaling.md).
-CREATE OR REPLACE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text,
-                                                         p_origin health_store.sample_origin,
-                                                         p_pushed_from timestamptz, p_has_imported boolean)
+-- held under its uuid (whether it differs from what was sent), and its twins: held samples of
+-- another way in that are the same reading (health_store.is_twin; healthd and Stridee, which
+-- share Apple's uuids, are never each other's). Those of a way in that wins
+-- (health_store.origin_rank) are `matches`: the sample is them and is not stored. Those of a
+-- way in it wins over are `twins`: it replaces them. A summarized Health Auto Export bucket
+-- (health_store.is_bucket) has none and is none. Twins are looked for only where there can be
+-- any (p_look, and for an imported record only from where the person's pushed samples begin,
+-- p_pushed_from). It reads the samples, so it is called alone in a statement of its own
+-- (docs/scaling.md).
+DROP FUNCTION IF EXISTS health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean);
+CREATE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text,
+                                              p_origin health_store.sample_origin,
+                                              p_pushed_from timestamptz, p_look boolean)
 RETURNS SETOF health_store.incoming_sample
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+  v_rank integer := health_store.origin_rank(p_origin);
 BEGIN
   RETURN QUERY
   SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
          o.uuid IS NOT NULL, o.sent IS DISTINCT FROM t.sent, o.origin, o.day, o.type, o.source, o.start_at, o.end_at,
-         o.is_total, o.deleted_at IS NOT NULL, w.twins
-  FROM health_store.typed_samples(p_samples, p_tz) t
+         o.is_total, o.deleted_at IS NOT NULL, w.twins, t.value_min, t.value_max, w.matches
+  FROM health_store.typed_samples(p_samples, p_tz, p_origin) t
   -- One primary-key probe per sample (LATERAL keeps the planner from scanning the person's
   -- rows); the held copy's object as sent, to tell a changed copy from the same one again.
   LEFT JOIN LATERAL (
@@ -106,20 +121,49 @@ BEGIN
   ) AS o ON true
   -- Twins of the same type, any source, by the series' start index.
   LEFT JOIN LATERAL (
-    SELECT array_agg(h.uuid ORDER BY h.uuid) AS twins
+    SELECT array_agg(h.uuid ORDER BY h.uuid) FILTER (WHERE health_store.origin_rank(h.origin) < v_rank) AS twins,
+           array_agg(h.uuid ORDER BY h.uuid) FILTER (WHERE health_store.origin_rank(h.origin) > v_rank) AS matches
     FROM health_store.series k
     JOIN health_store.sample_rows h ON h.person = k.person AND h.series = k.series
-    -- Looked for only where there can be any (a condition on the arguments alone: checked once).
-    WHERE ((p_origin = 'export' AND t.start_at > p_pushed_from - interval '1 second') OR (p_origin <> 'export' AND p_has_imported))
-      AND k.person = p_person AND k.type = t.type AND (h.origin = 'export') = (p_origin <> 'export')
-      AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
-                               t.start_at, t.end_at, t.value, t.sent->'value')
+    -- Looked for only where there can be any (conditions on the arguments alone: checked once).
+    WHERE p_look AND (p_origin <> 'export' OR t.start_at > p_pushed_from - interval '1 second')
+      AND NOT health_store.is_bucket(p_origin, t.sent)
+      AND k.person = p_person AND k.type = t.type
+      AND h.origin <> p_origin AND NOT (h.origin IN ('healthd', 'stridee') AND p_origin IN ('healthd', 'stridee'))
+      AND NOT health_store.is_bucket(h.origin, h.payload)
+      AND health_store.is_twin(h.start_at, health_store.twin_end(h.origin, h.kind, h.end_at), h.value, h.payload->'value',
+                               t.start_at, health_store.twin_end(p_origin, t.kind, t.end_at), t.value, t.sent->'value')
   ) AS w ON true;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean) IS
-  'The samples of a batch of one person as the write path writes them: typed rows, the held copy of each uuid (and whether it differs) and each one''s twins (an imported record''s pushed samples, a pushed sample''s imported ones).';
+  'The samples of a batch of one person as the write path writes them: typed rows, the held copy of each uuid (and whether it differs), the held twins of another way in each one is (matches) and those it replaces (twins).';
+
+-- Whether a person can hold twins of samples arriving from p_origin, by probes that cost next
+-- to nothing: a pushed sample's (healthd, Stridee) are imported records and Health Auto Export's
+-- points in time; Health Auto Export's are samples of any other way in.
+CREATE OR REPLACE FUNCTION health_store.may_hold_twins(p_person text, p_origin health_store.sample_origin)
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM health_store.sample_rows s WHERE s.person = p_person AND s.origin = 'export') THEN
+    RETURN true;
+  END IF;
+  IF p_origin = 'hae' THEN
+    RETURN EXISTS (SELECT 1 FROM health_store.deliveries d WHERE d.person = p_person AND d.origin IN ('http', 'file'))
+        OR EXISTS (SELECT 1 FROM health_store.stridee_workouts w WHERE w.person = p_person);
+  END IF;
+  -- The expression of the partial index sample_rows_hae_points, so that the probe reads it.
+  RETURN EXISTS (SELECT 1 FROM health_store.sample_rows s
+                 WHERE s.person = p_person AND s.origin = 'hae' AND NOT coalesce(s.payload ? 'haeBucket', false));
+END
+$$;
+
+COMMENT ON FUNCTION health_store.may_hold_twins(text, health_store.sample_origin) IS
+  'Whether a person may hold twins of samples arriving from an origin (cheap probes): imported records or Health Auto Export points for a pushed sample, any other way''s samples for Health Auto Export''s.';
 
 -- Numbers the (type, source) pairs of a batch's rows the person holds no series of yet, from
 -- the person's highest. Caller holds the person lock.
@@ -142,9 +186,11 @@ COMMENT ON FUNCTION health_store.add_series(text, health_store.incoming_sample[]
 
 -- Writes the rows of one batch of one person (health_store.incoming_samples'): new uuids
 -- inserted; held ones with other content replaced unless the held copy came from an origin
--- that wins (origin_rank); held ones marked deleted and received again revived. An imported
--- record that is a pushed sample held is not written (matched); a pushed sample first drops the
--- imported samples it is. Returns the counts and what changed. Caller holds the person lock.
+-- that wins (origin_rank); held ones marked deleted and received again revived. A sample that
+-- is a held sample of a way in that wins (matches: an imported record a pushed sample is, a
+-- Health Auto Export point healthd sent) is not written (matched), and brings that one back if
+-- it was marked deleted; any other first drops the held samples of ways in it wins over that it
+-- is (twins). Returns the counts and what changed. Caller holds the person lock.
 --
 -- Every writer of a person's samples holds that person's lock, so nobody else inserts this
 -- person's uuids meanwhile: new ones are plain inserts and changed ones plain updates, which is
@@ -170,26 +216,23 @@ DECLARE
   v_replaced uuid[];
   v_revived  uuid[];
 BEGIN
-  -- The twins first: what an imported record proves exists, what a pushed sample replaces.
-  IF p_origin = 'export' THEN
-    n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.twins IS NOT NULL);
-    v_before := health_store.revive_pushed_twins(p_person, ARRAY(SELECT DISTINCT t FROM unnest(p_rows) r, unnest(r.twins) t));
-  ELSE
-    n_matched := 0;
-    v_before := health_store.drop_imported_twins(p_person, p_rows);
-  END IF;
+  -- The twins first: what a matched sample proves exists, what a sample replaces.
+  n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.matches IS NOT NULL);
+  v_before := health_store.changes_plus(
+    health_store.revive_pushed_twins(p_person, ARRAY(SELECT DISTINCT m FROM unnest(p_rows) r, unnest(r.matches) m)),
+    health_store.drop_lower_twins(p_person, ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.matches IS NULL AND r.twins IS NOT NULL)));
 
   WITH typed AS (
-    SELECT r.* FROM unnest(p_rows) r WHERE p_origin <> 'export' OR r.twins IS NULL
+    SELECT r.* FROM unnest(p_rows) r WHERE r.matches IS NULL
   ),
   inserted AS (
     INSERT INTO health_store.sample_rows AS n (
       person, uuid, start_at, end_at, value, first_received_at, last_received_at, export_id, series, day, origin,
       start_offset, end_offset, duration_s, distance_m, energy_kcal, activity_type, kind, grp, unit, category_name,
-      activity_name, id, payload)
+      activity_name, id, payload, value_min, value_max)
     SELECT p_person, x.uuid, x.start_at, x.end_at, x.value, p_received_at, p_received_at, p_export, k.series, x.day,
            p_origin, x.start_offset, x.end_offset, x.duration_s, x.distance_m, x.energy_kcal, x.activity_type, x.kind,
-           x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload
+           x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload, x.value_min, x.value_max
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
     WHERE NOT x.held
@@ -206,7 +249,8 @@ BEGIN
       series = k.series, day = x.day, origin = p_origin, start_offset = x.start_offset, end_offset = x.end_offset,
       duration_s = x.duration_s, distance_m = x.distance_m, energy_kcal = x.energy_kcal, activity_type = x.activity_type,
       kind = x.kind, grp = x.grp, unit = x.unit, category_name = x.category_name, activity_name = x.activity_name,
-      id = x.id, payload = x.payload, deleted_at = NULL, deleted_by_export = NULL
+      id = x.id, payload = x.payload, value_min = x.value_min, value_max = x.value_max, deleted_at = NULL,
+      deleted_by_export = NULL
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
     WHERE x.held AND x.changed AND v_rank >= health_store.origin_rank(x.old_origin)
@@ -234,7 +278,21 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid) IS
-  'Inserts, replaces and revives the samples of one batch of one person (an imported record that is a pushed sample is matched, a pushed sample drops the imported samples it is); returns the counts and what changed. Caller holds the person lock.';
+  'Inserts, replaces and revives the samples of one batch of one person (a sample that is a held sample of a way in that wins is matched; any other drops the held samples of ways it wins over that it is); returns the counts and what changed. Caller holds the person lock.';
+
+-- Two sets of changes as one (either may be NULL: nothing changed).
+CREATE OR REPLACE FUNCTION health_store.changes_plus(a health_store.sample_changes, b health_store.sample_changes)
+RETURNS health_store.sample_changes
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  SELECT CASE WHEN a IS NULL THEN b WHEN b IS NULL THEN a
+              ELSE ROW(a.keys || b.keys, a.added || b.added, a.spans || b.spans, greatest(a.newest, b.newest),
+                       coalesce(a.newest_may_fall, false) OR coalesce(b.newest_may_fall, false))::health_store.sample_changes END
+$$;
+
+COMMENT ON FUNCTION health_store.changes_plus(health_store.sample_changes, health_store.sample_changes) IS
+  'Two sets of changes of a person''s samples as one: keys, added samples and spans together, the later newest end, whether the newest end may have moved back.';
 
 -- What writing a batch changed (write_samples), from what its twins changed before (p_before)
 -- and the rows inserted, replaced and revived: keys a replaced row left or joined and a
@@ -267,7 +325,8 @@ AS $$
     (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
      FROM (SELECT i.day, i.type, i.source,
                   array_agg(health_store.sample_facts_of(i.kind, i.value, i.start_at, i.end_at, i.uuid, i.activity_type,
-                                                         i.duration_s, i.distance_m, i.energy_kcal)) AS samples
+                                                         i.duration_s, i.distance_m, i.energy_kcal, i.value_min,
+                                                         i.value_max)) AS samples
            FROM unnest(p_inserted) i
            WHERE NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
            GROUP BY i.day, i.type, i.source) g),
@@ -403,20 +462,20 @@ AS $$
 DECLARE
   v_tz       text;
   v_from     timestamptz;
-  v_imported boolean := false;
+  v_look     boolean := true;
   v_rows     health_store.incoming_sample[];
   v_written  record;
 BEGIN
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
-  -- Twins are looked for only where they can be: one index probe for a person who never
-  -- imported, three aggregates for one who never pushed.
+  -- Twins are looked for only where they can be: a few index probes for a person who never
+  -- used another way in, four aggregates for an import by one who never pushed.
   IF p_origin = 'export' THEN
     v_from := health_store.pushed_from(p_person);
   ELSE
-    v_imported := EXISTS (SELECT 1 FROM health_store.sample_rows s WHERE s.person = p_person AND s.origin = 'export');
+    v_look := health_store.may_hold_twins(p_person, p_origin);
   END IF;
 
-  v_rows := ARRAY(SELECT r FROM health_store.incoming_samples(p_person, p_samples, v_tz, p_origin, v_from, v_imported) r);
+  v_rows := ARRAY(SELECT r FROM health_store.incoming_samples(p_person, p_samples, v_tz, p_origin, v_from, v_look) r);
   PERFORM health_store.add_series(p_person, v_rows);
   SELECT w.* INTO v_written FROM health_store.write_samples(p_person, v_rows, p_origin, p_received_at, p_export) w;
   n_inserted := v_written.n_inserted;
@@ -427,7 +486,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.store_samples(text, jsonb, health_store.sample_origin, timestamptz, uuid, boolean) IS
-  'Upserts samples of one person on (person, uuid) (a copy of a winning origin is never replaced by another; imported records and pushed samples that are twins held once) and keeps everything derived right; returns the inserted, replaced and matched counts. Caller holds the person lock.';
+  'Upserts samples of one person on (person, uuid) (a copy of a winning origin is never replaced by another; twins of two ways in held once, the winning way''s) and keeps everything derived right; returns the inserted, replaced and matched counts. Caller holds the person lock.';
 
 -- The origin a delivery's samples are stored with.
 CREATE OR REPLACE FUNCTION health_store.sample_origin_of(origin health_store.delivery_origin)
@@ -438,10 +497,62 @@ RETURN CASE origin WHEN 'export' THEN 'export' WHEN 'hae' THEN 'hae' ELSE 'healt
 COMMENT ON FUNCTION health_store.sample_origin_of(health_store.delivery_origin) IS
   'The origin of the samples of a delivery: export for the Health app''s export, hae for Health Auto Export, healthd for HTTP and backlog files.';
 
+-- Records a delivery (an accepted request, a backlog file's batch, a batch of an export, a
+-- Health Auto Export body) with its counts and its quarantined samples, and notes it as the
+-- person's last; returns its id. What a delivery's envelope says comes as p_envelope (healthd's
+-- keys: exportId, generatedAt, batchSequence, isFinalBatch, basis, windowStart, windowEnd,
+-- occasionStart, occasionEnd). Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.record_delivery(
+  p_person       text,
+  p_origin       health_store.delivery_origin,
+  p_format       text,
+  p_file         text,
+  p_envelope     jsonb,
+  p_valid        integer,
+  p_inserted     integer,
+  p_replaced     integer,
+  p_matched      integer,
+  p_quarantine   jsonb,
+  p_body_sha256  bytea,
+  p_received_at  timestamptz
+) RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_quarantined integer := jsonb_array_length(p_quarantine);
+  v_delivery    bigint;
+BEGIN
+  INSERT INTO health_store.deliveries (
+    person, received_at, origin, format, export_id, batch_sequence, is_final, basis,
+    window_start, window_end, occasion_start, occasion_end, generated_at,
+    samples, inserted, duplicates, replaced, quarantined, body_sha256, file, matched)
+  VALUES (
+    p_person, p_received_at, p_origin, p_format, (p_envelope->>'exportId')::uuid,
+    (p_envelope->>'batchSequence')::integer, (p_envelope->>'isFinalBatch')::boolean,
+    p_envelope->>'basis',
+    (p_envelope->>'windowStart')::timestamptz, (p_envelope->>'windowEnd')::timestamptz,
+    (p_envelope->>'occasionStart')::timestamptz, (p_envelope->>'occasionEnd')::timestamptz,
+    (p_envelope->>'generatedAt')::timestamptz,
+    p_valid + v_quarantined, p_inserted, p_valid - p_inserted - p_replaced - p_matched, p_replaced,
+    v_quarantined, p_body_sha256, p_file, p_matched)
+  RETURNING delivery_id INTO v_delivery;
+  UPDATE health_store.persons SET last_delivery_id = v_delivery WHERE person = p_person;
+
+  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw)
+  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw'
+  FROM jsonb_array_elements(p_quarantine) AS q;
+  RETURN v_delivery;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.record_delivery(text, health_store.delivery_origin, text, text, jsonb, integer, integer, integer, integer, jsonb, bytea, timestamptz) IS
+  'Records a delivery with its envelope, counts and quarantined samples and notes it as the person''s last; returns its id. Caller holds the person lock.';
+
 -- Stores one validated batch in the caller's transaction and returns its counts.
 --
 -- p_origin    where the batch came from: http, file (healthd backlog files), export (the
---             Health app's export)
+--             Health app's export); Health Auto Export's bodies go through store_hae_* (37_hae.sql)
 -- p_envelope  the batch's envelope keys as sent (exportId, generatedAt, batchSequence,
 --             isFinalBatch, basis, windowStart, windowEnd, occasionStart, occasionEnd)
 -- p_samples   JSON array of the valid samples, each the exact object sent (or built from a
@@ -475,7 +586,6 @@ DECLARE
   v_inserted    integer;
   v_replaced    integer;
   v_matched     integer;
-  v_delivery    bigint;
   v_export      uuid := (p_envelope->>'exportId')::uuid;
 BEGIN
   PERFORM health_store.hold_person(p_person, p_credential);
@@ -484,25 +594,8 @@ BEGIN
   FROM health_store.store_samples(p_person, p_samples, health_store.sample_origin_of(p_origin), p_received_at, v_export,
                                   p_defer) s;
 
-  INSERT INTO health_store.deliveries (
-    person, received_at, origin, format, export_id, batch_sequence, is_final, basis,
-    window_start, window_end, occasion_start, occasion_end, generated_at,
-    samples, inserted, duplicates, replaced, quarantined, body_sha256, file, matched)
-  VALUES (
-    p_person, p_received_at, p_origin, p_format, v_export,
-    (p_envelope->>'batchSequence')::integer, (p_envelope->>'isFinalBatch')::boolean,
-    p_envelope->>'basis',
-    (p_envelope->>'windowStart')::timestamptz, (p_envelope->>'windowEnd')::timestamptz,
-    (p_envelope->>'occasionStart')::timestamptz, (p_envelope->>'occasionEnd')::timestamptz,
-    (p_envelope->>'generatedAt')::timestamptz,
-    v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced - v_matched, v_replaced,
-    v_quarantined, p_body_sha256, p_file, v_matched)
-  RETURNING delivery_id INTO v_delivery;
-  UPDATE health_store.persons SET last_delivery_id = v_delivery WHERE person = p_person;
-
-  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw)
-  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw'
-  FROM jsonb_array_elements(p_quarantine) AS q;
+  PERFORM health_store.record_delivery(p_person, p_origin, p_format, p_file, p_envelope, v_valid, v_inserted, v_replaced,
+                                       v_matched, p_quarantine, p_body_sha256, p_received_at);
 
   RETURN QUERY SELECT v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced - v_matched,
                       v_replaced, v_quarantined, v_matched;
@@ -513,13 +606,16 @@ COMMENT ON FUNCTION health_store.store_batch(text, health_store.delivery_origin,
   'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts. An export''s records equal to a held pushed sample are not stored and are counted as matched.';
 
 REVOKE EXECUTE ON FUNCTION
-  health_store.typed_samples(jsonb, text),
+  health_store.typed_samples(jsonb, text, health_store.sample_origin),
   health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean),
+  health_store.may_hold_twins(text, health_store.sample_origin),
+  health_store.changes_plus(health_store.sample_changes, health_store.sample_changes),
   health_store.add_series(text, health_store.incoming_sample[]),
   health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid),
   health_store.changes_of_rows(text, date[], integer[], timestamptz[], timestamptz[]),
   health_store.apply_sample_changes(text, health_store.sample_changes, boolean),
   health_store.note_newest_end(text),
   health_store.store_samples(text, jsonb, health_store.sample_origin, timestamptz, uuid, boolean),
+  health_store.record_delivery(text, health_store.delivery_origin, text, text, jsonb, integer, integer, integer, integer, jsonb, bytea, timestamptz),
   health_store.store_batch(text, health_store.delivery_origin, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz, boolean)
 FROM PUBLIC;

@@ -16,7 +16,11 @@
 --                                                       (revive_pushed_twins)
 --   replaces the imported twins of a pushed sample      the imported rows deleted, their route
 --                                                       moved to the pushed workout
---                                                       (drop_imported_twins)
+--                                                       (drop_lower_twins)
+--
+-- Health Auto Export's points in time take part the same way, ranked between a pushed sample
+-- and an imported record (health_store.origin_rank): healthd's or Stridee's twin of one is kept,
+-- it replaces an imported record's.
 --
 -- and apply_sample_changes redoes their coverings and rollups. Both are cheap for a person who
 -- never had the other kind: nothing is looked for.
@@ -24,8 +28,8 @@
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
 -- The earliest instant a person's pushed samples can start: the earliest window of their
--- healthd batches (no sample of a batch starts before its windowStart) and the earliest
--- Stridee workout; NULL for someone who never pushed anything.
+-- healthd batches and Health Auto Export bodies (no sample of one starts before its
+-- windowStart) and the earliest Stridee workout; NULL for someone who never pushed anything.
 CREATE OR REPLACE FUNCTION health_store.pushed_from(p_person text) RETURNS timestamptz
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -33,12 +37,13 @@ AS $$
 BEGIN
   RETURN least((SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'http'),
                (SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'file'),
+               (SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'hae'),
                (SELECT min(w.start_at) FROM health_store.stridee_workouts w WHERE w.person = p_person));
 END
 $$;
 
 COMMENT ON FUNCTION health_store.pushed_from(text) IS
-  'The earliest start a person''s pushed samples can have (their healthd batches'' earliest windowStart, their earliest Stridee workout); NULL when they never pushed anything.';
+  'The earliest start a person''s pushed samples can have (their healthd batches'' and Health Auto Export bodies'' earliest windowStart, their earliest Stridee workout); NULL when they never pushed anything.';
 
 -- Brings back the given pushed samples of a person where they are marked deleted: an imported
 -- record of the export being imported is a twin of each (write_samples), so Health holds them
@@ -60,11 +65,11 @@ $$;
 COMMENT ON FUNCTION health_store.revive_pushed_twins(text, uuid[]) IS
   'Clears the deletion mark of the given pushed samples of a person (an imported record is a twin of each); returns what that changed. Called by write_samples under the person lock.';
 
--- Before pushed samples are written: deletes the imported samples they are twins of (the
--- twins incoming_samples found), moves an imported workout's route to the pushed workout
--- (unless that one has a route of its own), and returns what leaving the held samples changed.
--- Caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.drop_imported_twins(p_person text, p_rows health_store.incoming_sample[])
+-- Before samples are written: deletes the held samples of ways in they win over that they are
+-- twins of (the twins incoming_samples found: imported records, Health Auto Export points), moves
+-- such a workout's route and streams to the workout replacing it (unless that one has its own),
+-- and returns what leaving the held samples changed. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.drop_lower_twins(p_person text, p_rows health_store.incoming_sample[])
 RETURNS health_store.sample_changes
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -77,7 +82,7 @@ DECLARE
   v_starts timestamptz[];
   v_ends   timestamptz[];
 BEGIN
-  -- Each imported twin once, replaced by the least uuid of the pushed samples it is.
+  -- Each twin once, replaced by the least uuid of the samples it is.
   SELECT array_agg(p.old_uuid), array_agg(p.new_uuid) INTO v_old, v_new
   FROM (SELECT DISTINCT ON (t.uuid) t.uuid AS old_uuid, r.uuid AS new_uuid
         FROM unnest(p_rows) r CROSS JOIN LATERAL unnest(r.twins) AS t (uuid)
@@ -97,19 +102,26 @@ BEGIN
 
   DELETE FROM health_store.coverings c WHERE c.person = p_person AND c.uuid = ANY (v_old);
 
-  -- The imported workout's route now belongs to the pushed workout, unless that has its own.
+  -- The replaced workout's route and streams now belong to the workout replacing it, unless
+  -- that has its own.
   UPDATE health_store.workout_routes r SET uuid = m.new_uuid
   FROM unnest(v_old, v_new) AS m(old_uuid, new_uuid)
   WHERE r.person = p_person AND r.uuid = m.old_uuid
     AND NOT EXISTS (SELECT 1 FROM health_store.workout_routes o WHERE o.person = p_person AND o.uuid = m.new_uuid);
   DELETE FROM health_store.workout_routes r WHERE r.person = p_person AND r.uuid = ANY (v_old);
+  UPDATE health_store.workout_streams s SET uuid = m.new_uuid
+  FROM unnest(v_old, v_new) AS m(old_uuid, new_uuid)
+  WHERE s.person = p_person AND s.uuid = m.old_uuid
+    AND NOT EXISTS (SELECT 1 FROM health_store.workout_streams o
+                    WHERE o.person = p_person AND o.uuid = m.new_uuid AND o.stream = s.stream);
+  DELETE FROM health_store.workout_streams s WHERE s.person = p_person AND s.uuid = ANY (v_old);
 
   RETURN health_store.changes_of_rows(p_person, v_days, v_series, v_starts, v_ends);
 END
 $$;
 
-COMMENT ON FUNCTION health_store.drop_imported_twins(text, health_store.incoming_sample[]) IS
-  'Deletes the imported samples that pushed samples of a batch are twins of (same type, span to the second, reading), moving their routes, and returns what that changed. Called by write_samples under the person lock.';
+COMMENT ON FUNCTION health_store.drop_lower_twins(text, health_store.incoming_sample[]) IS
+  'Deletes the held samples of ways in that samples of a batch win over and are twins of (imported records, Health Auto Export points), moving their routes and streams, and returns what that changed. Called by write_samples under the person lock.';
 
 -- The route of an imported workout, stored under the workout it belongs to: the imported one,
 -- or the pushed twin it matched (a workout of the same span), unless that pushed workout has a
@@ -184,7 +196,7 @@ COMMENT ON FUNCTION health_store.store_activity_summaries(text, jsonb, timestamp
 REVOKE EXECUTE ON FUNCTION
   health_store.pushed_from(text),
   health_store.revive_pushed_twins(text, uuid[]),
-  health_store.drop_imported_twins(text, health_store.incoming_sample[]),
+  health_store.drop_lower_twins(text, health_store.incoming_sample[]),
   health_store.store_export_route(text, uuid, timestamptz, timestamptz, health_store.workout_route),
   health_store.store_activity_summaries(text, jsonb, timestamptz)
 FROM PUBLIC;

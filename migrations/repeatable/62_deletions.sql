@@ -28,7 +28,7 @@ DECLARE
 BEGIN
   INSERT INTO health_store.export_records (person, run, type, start_at, end_at, value, payload_value)
   SELECT p_person, p_run, t.type, t.start_at, t.end_at, t.value, t.sent->'value'
-  FROM health_store.typed_samples(p_samples, NULL) t;
+  FROM health_store.typed_samples(p_samples, NULL, 'export') t;
   GET DIAGNOSTICS v_staged = ROW_COUNT;
   RETURN v_staged;
 END
@@ -54,7 +54,8 @@ COMMENT ON FUNCTION health_store.discard_export_records(text, uuid) IS
 
 -- The samples a reconciliation would mark: the person's samples held when the command started
 -- (first received before p_started_at, not marked), starting before the ExportDate, of a type
--- the staged export carries, that no staged record is a twin of. The staged records are probed
+-- the staged export carries, that no staged record is a twin of (Health Auto Export's
+-- summarized buckets are never marked: no record is one). The staged records are probed
 -- by their index on (type, start): a twin starts within a second.
 CREATE OR REPLACE FUNCTION health_store.reconcile_candidates(p_person text, p_run uuid, p_export_date timestamptz,
                                                              p_started_at timestamptz)
@@ -73,11 +74,13 @@ BEGIN
   FROM health_store.live_samples s
   WHERE s.person = p_person AND s.type = ANY (v_types) AND s.start_at < p_export_date
     AND s.first_received_at < p_started_at
+    -- A summarized Health Auto Export bucket is no record of Health's: no export holds it.
+    AND NOT health_store.is_bucket(s.origin, s.payload)
     AND NOT EXISTS (
       SELECT 1 FROM health_store.export_records r
       WHERE r.person = p_person AND r.run = p_run AND r.type = s.type
         AND health_store.is_twin(r.start_at, r.end_at, r.value, r.payload_value,
-                                 s.start_at, s.end_at, s.value, s.payload->'value'));
+                                 s.start_at, health_store.twin_end(s.origin, s.kind, s.end_at), s.value, s.payload->'value'));
 END
 $$;
 

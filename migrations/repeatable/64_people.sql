@@ -14,7 +14,7 @@ VALUES
   ('deferred_rollups', 11), ('migration_tasks', 12), ('ingested_files', 13),
   ('workout_streams', 14), ('workout_routes', 15), ('stridee_workouts', 16), ('wellness_items', 17),
   ('activity_summaries', 18), ('reconciliations', 19), ('export_records', 20), ('connections', 21),
-  ('source_priorities', 22), ('settings', 23), ('tokens', 24), ('persons', 25);
+  ('source_priorities', 22), ('settings', 23), ('tokens', 24), ('hae_records', 25), ('persons', 26);
 
 COMMENT ON VIEW health_store.person_tables IS
   'Every health_store table with a person column, in delete order (children first): the one list person delete uses.';

@@ -52,3 +52,17 @@ DROP FUNCTION IF EXISTS health_store.drop_export_twins(text, jsonb);
 DROP FUNCTION IF EXISTS health_store.revive_pushed_twins(text, jsonb);
 DROP FUNCTION IF EXISTS health_store.store_route(text, uuid, text, health_store.workout_route);
 DROP FUNCTION IF EXISTS health_store.origin_rank(text);
+
+-- Health Auto Export (37_hae.sql): the write path reads Min and Max and finds twins of any two
+-- ways in, ranked; rollup level 1 reads the extremes; the twins a sample replaces are dropped
+-- by drop_lower_twins, routes and streams moved.
+DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text);
+DROP FUNCTION IF EXISTS health_store.drop_imported_twins(text, health_store.incoming_sample[]);
+DROP FUNCTION IF EXISTS health_store.sample_facts_of(text, double precision, timestamptz, timestamptz, uuid, integer,
+                                                     double precision, double precision, double precision);
+DROP FUNCTION IF EXISTS health_store.compact_payload(jsonb, uuid, text, text, text, text, text, smallint, smallint,
+                                                     double precision, text, text, integer, text, double precision,
+                                                     double precision, double precision);
+DROP FUNCTION IF EXISTS health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz,
+                                                  smallint, double precision, text, text, integer, text, double precision,
+                                                  double precision, double precision, jsonb);
