@@ -34,43 +34,45 @@ RETURNS TABLE (uuid uuid, type text, source text, grp text, kind text, start_at 
                category_name text, activity_type integer, activity_name text, duration_s double precision,
                distance_m double precision, energy_kcal double precision, id text, payload jsonb,
                sent jsonb, rule text)
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
+LANGUAGE sql STABLE PARALLEL SAFE
+-- A body parsed when it is made: the planner inlines it into the caller's statement (a set
+-- function with a string body and a pinned search_path is a call of its own per batch, which
+-- measured twice the cost of the query itself).
+BEGIN ATOMIC
   WITH input AS (
-    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind,
-           health_store.is_workout(c.rule, f.kind) AS workout
+    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind, health_store.is_workout(c.rule, f.kind) AS workout
     FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
-    CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sample_fields, e.value) AS f
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sent_fields, e.value) AS f
     LEFT JOIN health_store.catalog c ON c.type = f.type
   ),
   latest AS (
-    SELECT DISTINCT ON (i.uuid) * FROM input i ORDER BY i.uuid, i.pos DESC
+    SELECT DISTINCT ON (i.uuid::uuid) * FROM input i ORDER BY i.uuid::uuid, i.pos DESC
   ),
   typed AS (
     -- Typed columns only for a known type of a known kind; the payload keeps the rest.
-    SELECT x.s, x.uuid, x.type, x.source, x."group" AS grp, x.kind, x.start::timestamptz AS start_at,
-           x."end"::timestamptz AS end_at, health_store.stamp_offset(x.start) AS start_offset,
-           health_store.stamp_offset(x."end") AS end_offset, health_store.sample_day(x.start, x."end", x.rule, p_tz) AS day,
-           health_store.typed_value(x.catalog_kind, x.kind, x.value) AS value,
-           CASE WHEN x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x.unit END AS unit,
+    SELECT x.*, x.uuid::uuid AS uuid_, x.start::timestamptz AS start_at, x."end"::timestamptz AS end_at,
+           health_store.stamp_offset(x.start) AS start_offset, health_store.stamp_offset(x."end") AS end_offset,
+           health_store.sample_day(x.start, x."end", x.rule, p_tz) AS day,
+           health_store.typed_value(x.catalog_kind, x.kind, x.value) AS value_,
+           CASE WHEN x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x.unit END AS unit_,
            CASE WHEN x.catalog_kind = x.kind AND x.kind = 'category' THEN x.name END AS category_name,
-           CASE WHEN x.workout THEN x."activityType" END AS activity_type,
+           CASE WHEN x.workout THEN x."activityType"::integer END AS activity_type,
            CASE WHEN x.workout THEN x."activityName" END AS activity_name,
-           CASE WHEN x.workout THEN x."durationSeconds" END AS duration_s,
-           CASE WHEN x.workout THEN x."distanceMeters" END AS distance_m,
-           CASE WHEN x.workout THEN x."activeEnergyKilocalories" END AS energy_kcal,
-           x.id, x.rule
+           CASE WHEN x.workout THEN x."durationSeconds"::double precision END AS duration_s,
+           CASE WHEN x.workout THEN x."distanceMeters"::double precision END AS distance_m,
+           CASE WHEN x.workout THEN x."activeEnergyKilocalories"::double precision END AS energy_kcal
     FROM latest x
   )
-  SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
-         t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
-         health_store.compact_payload(t.s, t.uuid, t.type, t.grp, t.source, t.kind, t.id, t.start_offset, t.end_offset,
-                                      t.value, t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s,
-                                      t.distance_m, t.energy_kcal),
+  SELECT t.uuid_, t.type, t.source, t."group", t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset,
+         t.day, t.value_, t.unit_, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m,
+         t.energy_kcal, t.id,
+         health_store.compact_payload(t.s, t.uuid, t.uuid_, t.start_offset, t.end_offset, t.value, t.value_, t.unit_,
+                                      t.category_name, t."activityType", t.activity_type, t.activity_name,
+                                      t."durationSeconds", t.duration_s, t."distanceMeters", t.distance_m,
+                                      t."activeEnergyKilocalories", t.energy_kcal),
          t.s, t.rule
-  FROM typed t
-$$;
+  FROM typed t;
+END;
 
 COMMENT ON FUNCTION health_store.typed_samples(jsonb, text) IS
   'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store and the object as sent.';
@@ -80,21 +82,31 @@ COMMENT ON FUNCTION health_store.typed_samples(jsonb, text) IS
 -- imported record (p_origin export) the pushed samples it is, looked for only from where the
 -- person's pushed samples begin (p_pushed_from); for a pushed sample the imported ones it
 -- replaces, looked for only when the person holds imported samples (p_has_imported). It reads
--- the samples, so it is called alone in a statement of its own (docs/scaling.md).
+-- the samples: the caller's statement does nothing else (docs/scaling.md).
 CREATE OR REPLACE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text,
                                                          p_origin health_store.sample_origin,
                                                          p_pushed_from timestamptz, p_has_imported boolean)
 RETURNS SETOF health_store.incoming_sample
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  RETURN QUERY
+LANGUAGE sql STABLE
+-- A body parsed when it is made, inlined into the caller's statement like typed_samples (a
+-- call of its own materialized the rows once more: measured).
+BEGIN ATOMIC
   SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
          o.uuid IS NOT NULL, o.sent IS DISTINCT FROM t.sent, o.origin, o.day, o.type, o.source, o.start_at, o.end_at,
-         o.is_total, o.deleted_at IS NOT NULL, w.twins
+         o.is_total, o.deleted_at IS NOT NULL,
+         -- Twins of the same type, any source, by the series' start index; looked for only
+         -- where there can be any (a branch not taken is never run).
+         CASE WHEN (p_origin = 'export' AND t.start_at > p_pushed_from - interval '1 second')
+                   OR (p_origin <> 'export' AND p_has_imported) THEN
+           (SELECT array_agg(h.uuid ORDER BY h.uuid)
+            FROM health_store.series k
+            JOIN health_store.sample_rows h ON h.person = k.person AND h.series = k.series
+            WHERE k.person = p_person AND k.type = t.type AND (h.origin = 'export') = (p_origin <> 'export')
+              AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
+                                       t.start_at, t.end_at, t.value, t.sent->'value'))
+         END
   FROM health_store.typed_samples(p_samples, p_tz) t
   -- One primary-key probe per sample (LATERAL keeps the planner from scanning the person's
   -- rows); the held copy's object as sent, to tell a changed copy from the same one again.
@@ -103,20 +115,8 @@ BEGIN
            h.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total
     FROM health_store.samples h
     WHERE h.person = p_person AND h.uuid = t.uuid
-  ) AS o ON true
-  -- Twins of the same type, any source, by the series' start index.
-  LEFT JOIN LATERAL (
-    SELECT array_agg(h.uuid ORDER BY h.uuid) AS twins
-    FROM health_store.series k
-    JOIN health_store.sample_rows h ON h.person = k.person AND h.series = k.series
-    -- Looked for only where there can be any (a condition on the arguments alone: checked once).
-    WHERE ((p_origin = 'export' AND t.start_at > p_pushed_from - interval '1 second') OR (p_origin <> 'export' AND p_has_imported))
-      AND k.person = p_person AND k.type = t.type AND (h.origin = 'export') = (p_origin <> 'export')
-      AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
-                               t.start_at, t.end_at, t.value, t.sent->'value')
-  ) AS w ON true;
-END
-$$;
+  ) AS o ON true;
+END;
 
 COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean) IS
   'The samples of a batch of one person as the write path writes them: typed rows, the held copy of each uuid (and whether it differs) and each one''s twins (an imported record''s pushed samples, a pushed sample''s imported ones).';
@@ -140,11 +140,29 @@ $$;
 COMMENT ON FUNCTION health_store.add_series(text, health_store.incoming_sample[]) IS
   'Adds the series (type and source pairs) of a batch the person holds none of yet. Caller holds the person lock.';
 
--- Writes the rows of one batch of one person (health_store.incoming_samples'): new uuids
--- inserted; held ones with other content replaced unless the held copy came from an origin
--- that wins (origin_rank); held ones marked deleted and received again revived. An imported
--- record that is a pushed sample held is not written (matched); a pushed sample first drops the
--- imported samples it is. Returns the counts and what changed. Caller holds the person lock.
+-- What writing does with one incoming sample: insert a new uuid; replace a held one whose
+-- content differs, unless the held copy came from an origin that wins (origin_rank); revive a
+-- held one marked deleted and received again unchanged (62_deletions.sql); nothing for the same
+-- content again (a duplicate) or for an imported record that is a pushed sample held (matched).
+CREATE OR REPLACE FUNCTION health_store.sample_action(held boolean, changed boolean, old_deleted boolean,
+                                                      origin health_store.sample_origin,
+                                                      old_origin health_store.sample_origin, matched boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN matched THEN 'none'
+            WHEN NOT held THEN 'insert'
+            WHEN changed AND health_store.origin_rank(origin) >= health_store.origin_rank(old_origin) THEN 'replace'
+            WHEN old_deleted THEN 'revive'
+            ELSE 'none' END;
+
+COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health_store.sample_origin, health_store.sample_origin, boolean) IS
+  'What writing does with an incoming sample: insert, replace (a changed copy of an origin that does not lose), revive (a held one marked deleted, received again), or none (a duplicate, a matched record).';
+
+-- Writes the rows of one batch of one person (health_store.incoming_samples') as
+-- health_store.sample_action says; an imported record that is a pushed sample held is not
+-- written (matched, and the pushed sample brought back if it was marked deleted); a pushed
+-- sample first drops the imported samples it is. Returns the counts and what changed. Caller
+-- holds the person lock.
 --
 -- Every writer of a person's samples holds that person's lock, so nobody else inserts this
 -- person's uuids meanwhile: new ones are plain inserts and changed ones plain updates, which is
@@ -164,11 +182,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_rank     integer := health_store.origin_rank(p_origin);
-  v_before   health_store.sample_changes;
-  v_inserted uuid[];
-  v_replaced uuid[];
-  v_revived  uuid[];
+  v_before health_store.sample_changes;
 BEGIN
   -- The twins first: what an imported record proves exists, what a pushed sample replaces.
   IF p_origin = 'export' THEN
@@ -180,7 +194,9 @@ BEGIN
   END IF;
 
   WITH typed AS (
-    SELECT r.* FROM unnest(p_rows) r WHERE p_origin <> 'export' OR r.twins IS NULL
+    SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
+                                           p_origin = 'export' AND r.twins IS NOT NULL) AS action
+    FROM unnest(p_rows) r
   ),
   inserted AS (
     INSERT INTO health_store.sample_rows AS n (
@@ -192,14 +208,10 @@ BEGIN
            x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    WHERE NOT x.held
+    WHERE x.action = 'insert'
     ORDER BY x.uuid
-    RETURNING n.uuid
+    RETURNING 1
   ),
-  -- A held uuid with other content: the newer copy replaces the older, unless the older came
-  -- from an origin that wins (origin_rank). The same content again is a duplicate and the row
-  -- is not touched — unless it was marked deleted: received again, it exists again
-  -- (62_deletions.sql), and counts again.
   replaced AS (
     UPDATE health_store.sample_rows AS t SET
       start_at = x.start_at, end_at = x.end_at, value = x.value, last_received_at = p_received_at, export_id = p_export,
@@ -209,76 +221,71 @@ BEGIN
       id = x.id, payload = x.payload, deleted_at = NULL, deleted_by_export = NULL
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    WHERE x.held AND x.changed AND v_rank >= health_store.origin_rank(x.old_origin)
-      AND t.person = p_person AND t.uuid = x.uuid
-    RETURNING t.uuid
+    WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = x.uuid
+    RETURNING 1
   ),
   revived AS (
     UPDATE health_store.sample_rows AS t SET deleted_at = NULL, deleted_by_export = NULL
     FROM typed x
-    WHERE x.held AND x.old_deleted AND NOT (x.changed AND v_rank >= health_store.origin_rank(x.old_origin))
-      AND t.person = p_person AND t.uuid = x.uuid
-    RETURNING t.uuid
+    WHERE x.action = 'revive' AND t.person = p_person AND t.uuid = x.uuid
+    RETURNING 1
   )
-  SELECT (SELECT array_agg(i.uuid) FROM inserted i), (SELECT array_agg(x.uuid) FROM replaced x),
-         (SELECT array_agg(v.uuid) FROM revived v)
-  INTO v_inserted, v_replaced, v_revived;
+  -- (revived runs whether read or not, as every data-modifying WITH does.)
+  SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM replaced)
+  INTO n_inserted, n_replaced;
 
-  n_inserted := coalesce(cardinality(v_inserted), 0);
-  n_replaced := coalesce(cardinality(v_replaced), 0);
-  changes := health_store.sample_changes_of(v_before,
-                                            ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.uuid = ANY (v_inserted)),
-                                            ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.uuid = ANY (v_replaced)),
-                                            ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.uuid = ANY (v_revived)));
+  changes := health_store.sample_changes_of(v_before, p_rows, p_origin);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid) IS
-  'Inserts, replaces and revives the samples of one batch of one person (an imported record that is a pushed sample is matched, a pushed sample drops the imported samples it is); returns the counts and what changed. Caller holds the person lock.';
+  'Inserts, replaces and revives the samples of one batch of one person as sample_action says (an imported record that is a pushed sample is matched, a pushed sample drops the imported samples it is); returns the counts and what changed. Caller holds the person lock.';
 
 -- What writing a batch changed (write_samples), from what its twins changed before (p_before)
--- and the rows inserted, replaced and revived: keys a replaced row left or joined and a
--- revived one joined are recomputed; every other key only gained the inserted samples, merged
--- into what it holds; spans of rule total written, old spans of replaced rows too.
+-- and each row's action (sample_action): keys a replaced row left or joined and a revived one
+-- joined are recomputed; every other key only gained the inserted samples, merged into what it
+-- holds; spans of rule total written, old spans of replaced rows too.
 CREATE OR REPLACE FUNCTION health_store.sample_changes_of(
-  p_before   health_store.sample_changes,
-  p_inserted health_store.incoming_sample[],
-  p_replaced health_store.incoming_sample[],
-  p_revived  health_store.incoming_sample[])
+  p_before health_store.sample_changes,
+  p_rows   health_store.incoming_sample[],
+  p_origin health_store.sample_origin)
 RETURNS health_store.sample_changes
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH recompute AS (
+  WITH acted AS (
+    SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
+                                           p_origin = 'export' AND r.twins IS NOT NULL) AS action
+    FROM unnest(p_rows) r
+  ),
+  recompute AS (
     SELECT k.day, k.type, k.source FROM unnest(p_before.keys) k
-    UNION SELECT r.day, r.type, r.source FROM unnest(p_replaced) r
-    UNION SELECT r.old_day, r.old_type, r.old_source FROM unnest(p_replaced) r
-    UNION SELECT v.day, v.type, v.source FROM unnest(p_revived) v
+    UNION SELECT a.day, a.type, a.source FROM acted a WHERE a.action IN ('replace', 'revive')
+    UNION SELECT a.old_day, a.old_type, a.old_source FROM acted a WHERE a.action = 'replace'
   ),
   spans AS (
     SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(p_before.spans) s
-    UNION ALL SELECT i.type, i.source, i.start_at, i.end_at FROM unnest(p_inserted) i WHERE i.is_total
-    UNION ALL SELECT r.type, r.source, r.start_at, r.end_at FROM unnest(p_replaced) r WHERE r.is_total
-    UNION ALL SELECT r.old_type, r.old_source, r.old_start_at, r.old_end_at FROM unnest(p_replaced) r WHERE r.old_is_total
-    UNION ALL SELECT v.type, v.source, v.start_at, v.end_at FROM unnest(p_revived) v WHERE v.is_total
+    UNION ALL SELECT a.type, a.source, a.start_at, a.end_at FROM acted a WHERE a.action <> 'none' AND a.is_total
+    UNION ALL SELECT a.old_type, a.old_source, a.old_start_at, a.old_end_at FROM acted a WHERE a.action = 'replace' AND a.old_is_total
   )
   SELECT ROW(
     (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
     (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
-     FROM (SELECT i.day, i.type, i.source,
-                  array_agg(health_store.sample_facts_of(i.kind, i.value, i.start_at, i.end_at, i.uuid, i.activity_type,
-                                                         i.duration_s, i.distance_m, i.energy_kcal)) AS samples
-           FROM unnest(p_inserted) i
-           WHERE NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
-           GROUP BY i.day, i.type, i.source) g),
+     FROM (SELECT a.day, a.type, a.source,
+                  array_agg(health_store.sample_facts_of(a.kind, a.value, a.start_at, a.end_at, a.uuid, a.activity_type,
+                                                         a.duration_s, a.distance_m, a.energy_kcal)) AS samples
+           FROM acted a
+           WHERE a.action = 'insert'
+             AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = a.day AND r.type = a.type AND r.source = a.source)
+           GROUP BY a.day, a.type, a.source) g),
     (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
-    greatest(p_before.newest, (SELECT max(i.end_at) FROM unnest(p_inserted) i)),
-    coalesce(p_before.newest_may_fall, false) OR cardinality(p_replaced) > 0 OR cardinality(p_revived) > 0
+    greatest(p_before.newest, (SELECT max(a.end_at) FROM acted a WHERE a.action = 'insert')),
+    coalesce(p_before.newest_may_fall, false) OR EXISTS (SELECT 1 FROM acted a WHERE a.action IN ('replace', 'revive'))
   )::health_store.sample_changes
 $$;
 
-COMMENT ON FUNCTION health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.incoming_sample[], health_store.incoming_sample[]) IS
-  'What writing a batch changed: keys to recompute (replaced and revived rows, and what the twins changed), samples only added per other key, spans of rule total, the latest end written, whether the newest end may have moved back.';
+COMMENT ON FUNCTION health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.sample_origin) IS
+  'What writing a batch changed, from what its twins changed and each row''s action: keys to recompute (replaced and revived rows), samples only added per other key, spans of rule total, the latest end written, whether the newest end may have moved back.';
 
 -- What samples leaving or joining the held ones changed (rows removed, marked, unmarked or
 -- moved to another day; their day, series and span as they were): their keys are recomputed,
@@ -517,6 +524,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean),
   health_store.add_series(text, health_store.incoming_sample[]),
   health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid),
+  health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.sample_origin),
   health_store.changes_of_rows(text, date[], integer[], timestamptz[], timestamptz[]),
   health_store.apply_sample_changes(text, health_store.sample_changes, boolean),
   health_store.note_newest_end(text),
