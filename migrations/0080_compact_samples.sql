@@ -128,6 +128,17 @@ ALTER TABLE health_store.workout_routes DROP CONSTRAINT IF EXISTS workout_routes
 ALTER TABLE health_store.workout_routes ALTER COLUMN origin TYPE health_store.sample_origin
   USING origin::health_store.sample_origin;
 
+-- The keys of a sample the write path reads, each as the text sent (a number's digits as
+-- written, so 42.50 stays 42.50): health_store.typed_samples types them once, and
+-- compact_payload compares them with what the typed columns give back.
+CREATE TYPE health_store.sent_fields AS (
+  uuid text, id text, type text, "group" text, source text, start text, "end" text, kind text,
+  value text, unit text, name text, "activityType" text, "activityName" text,
+  "durationSeconds" text, "distanceMeters" text, "activeEnergyKilocalories" text
+);
+COMMENT ON TYPE health_store.sent_fields IS
+  'The keys of a sample the write path types, each as the text sent (jsonb_populate_record of the sample object).';
+
 -- A batch's sample as the write path reads it once (health_store.incoming_samples): its
 -- typed columns, the payload it will store, what is held under its uuid, and its twins
 -- (the held samples it is by the twins rule: for an imported record the pushed samples it

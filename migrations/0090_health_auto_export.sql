@@ -15,9 +15,9 @@ COMMENT ON COLUMN health_store.sample_rows.value_min IS
 COMMENT ON COLUMN health_store.sample_rows.value_max IS
   'The highest reading a summarized sample stands for (Health Auto Export''s heart rate Max); NULL for every other sample.';
 
--- The sample object's keys the write path reads (its Min and Max as text: a key of that name
--- sent by another way in is kept in its payload and read nowhere).
-ALTER TYPE health_store.sample_fields ADD ATTRIBUTE "Min" text, ADD ATTRIBUTE "Max" text;
+-- The sample object's keys the write path reads, as the text sent: its Min and Max too (a key of
+-- that name sent by another way in is kept in its payload and read nowhere).
+ALTER TYPE health_store.sent_fields ADD ATTRIBUTE "Min" text, ADD ATTRIBUTE "Max" text;
 
 -- What the write path carries per incoming sample: the extremes, and the held samples of a
 -- way in that wins which the sample is a twin of (it is then not stored: matched); `twins`

@@ -131,65 +131,57 @@ SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_pairs      health_store.rollup_key[];
-  v_recomputed health_store.rollup_source[];
-  v_stored     health_store.stored_level1[];
-  v_rows       health_store.rollup_source[];
-  v_rules      health_store.type_rule[];
+  v_pairs  health_store.rollup_key[];
+  v_fresh  health_store.stored_level1[];
+  v_stored health_store.stored_level1[];
+  v_rules  health_store.type_rule[];
 BEGIN
   IF coalesce(cardinality(p_keys), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
     RETURN;
   END IF;
-  -- The rules of the types added to, read alone (a rule is reference data: docs/scaling.md).
+  p_keys := ARRAY(SELECT DISTINCT k FROM unnest(p_keys) k);
+  -- The rules of the types touched, read alone (a rule is reference data: docs/scaling.md).
   SELECT array_agg(ROW(r.type, r.rule, r.per_source_winner, r.metric, r.unit)::health_store.type_rule) INTO v_rules
-  FROM health_store.type_rules r WHERE r.type IN (SELECT a.type FROM unnest(p_added) a);
+  FROM health_store.type_rules r
+  WHERE r.type IN (SELECT a.type FROM unnest(p_added) a UNION SELECT k.type FROM unnest(p_keys) k);
 
-  -- Keys to recompute: their rows from all of their samples, one key at a time (the key's
+  -- Keys to recompute: their aggregates from all of their samples, one key at a time (the key's
   -- equality conditions reach the samples' index under the grouping; lists of days, types and
-  -- sources would read their whole cross product), keeping the rank each has (level 2 sets
-  -- ranks after this).
-  IF p_keys IS NOT NULL THEN
-    p_keys := ARRAY(SELECT DISTINCT k FROM unnest(p_keys) k);
-    SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, to_jsonb(v))) INTO v_recomputed
-    FROM unnest(p_keys) k
-    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
-                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
-                        OFFSET 0) v;
-  END IF;
+  -- sources would read their whole cross product).
+  SELECT array_agg(ROW(k.day, k.type, k.source, NULL, v.agg)::health_store.stored_level1) INTO v_fresh
+  FROM unnest(p_keys) k
+  CROSS JOIN LATERAL (SELECT v.agg FROM health_store.calc_source v
+                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
+                      OFFSET 0) v;
 
-  -- Keys that only gained samples: their stored aggregates and rank, by one index probe each.
+  -- Every key's stored aggregates and rank, by one index probe each.
   SELECT array_agg(ROW(t.day, t.type, t.source, t.rank, t.agg)::health_store.stored_level1) INTO v_stored
   FROM unnest(p_keys || ARRAY(SELECT ROW(a.day, a.type, a.source)::health_store.rollup_key FROM unnest(p_added) a)) k
   JOIN LATERAL (SELECT t.day, t.type, t.source, t.rank, t.agg FROM health_store.rollup_source t
                 WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source) t ON true;
 
-  -- Every new row: a recomputed key with its stored rank, and an added-to key's stored
-  -- aggregates merged with the added samples' own.
-  SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, x.row)) INTO v_rows
-  FROM (
-    SELECT to_jsonb(r) || jsonb_build_object('rank', s.rank) AS row
-    FROM unnest(v_recomputed) r
-    LEFT JOIN unnest(v_stored) s ON s.day = r.day AND s.type = r.type AND s.source = r.source
-    UNION ALL
-    SELECT jsonb_build_object('person', p_person, 'type', a.type, 'day', a.day, 'source', a.source, 'rule', r.rule,
-                              'per_source_winner', coalesce(r.per_source_winner, false), 'metric', r.metric,
-                              'unit', r.unit, 'total', health_store.source_total(r.rule, m.agg),
-                              'rank', s.rank, 'agg', m.agg)
+  -- Keys that only gained samples: their stored aggregates merged with the added samples' own.
+  v_fresh := v_fresh || ARRAY(
+    SELECT ROW(a.day, a.type, a.source, NULL, m.agg)::health_store.stored_level1
     FROM unnest(p_added) a
     LEFT JOIN unnest(v_rules) r ON r.type = a.type
     LEFT JOIN unnest(v_stored) s ON s.day = a.day AND s.type = a.type AND s.source = a.source
     CROSS JOIN LATERAL (SELECT health_store.merge_source_rollups(s.agg, health_store.source_rollup(r.rule, a.samples)) AS agg
-                        OFFSET 0) m
-  ) x;
+                        OFFSET 0) m);
 
   -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
   DELETE FROM health_store.rollup_source r
   USING unnest(p_keys) k
   WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
-    AND NOT EXISTS (SELECT 1 FROM unnest(v_rows) x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source);
+    AND NOT EXISTS (SELECT 1 FROM unnest(v_fresh) x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source);
 
-  INSERT INTO health_store.rollup_source AS t
-  SELECT x.* FROM unnest(v_rows) x
+  -- Every fresh row with its rule and its stored rank (level 2 sets ranks after this).
+  INSERT INTO health_store.rollup_source AS t (person, type, day, source, rule, per_source_winner, metric, unit, total, rank, agg)
+  SELECT p_person, f.type, f.day, f.source, r.rule, coalesce(r.per_source_winner, false), r.metric, r.unit,
+         health_store.source_total(r.rule, f.agg), s.rank, f.agg
+  FROM unnest(v_fresh) f
+  LEFT JOIN unnest(v_rules) r ON r.type = f.type
+  LEFT JOIN unnest(v_stored) s ON s.day = f.day AND s.type = f.type AND s.source = f.source
   ON CONFLICT (person, type, day, source) DO UPDATE SET
     rule = excluded.rule, per_source_winner = excluded.per_source_winner, metric = excluded.metric,
     unit = excluded.unit, total = excluded.total, rank = excluded.rank, agg = excluded.agg
@@ -345,15 +337,17 @@ BEGIN
          s.day, s.origin::health_store.sample_origin, s.start_offset, s.end_offset, s.coalesced, s.duration_s,
          s.distance_m, s.energy_kcal, s.activity_type, s.deleted_at, s.deleted_by_export, s.kind, s.grp, s.unit,
          s.category_name, s.activity_name, s.id,
-         health_store.compact_payload(s.payload, s.uuid, s.type, s.grp, s.source, s.kind, s.id, s.start_offset,
-                                      s.end_offset, s.value, s.unit, s.category_name, s.activity_type, s.activity_name,
-                                      s.duration_s, s.distance_m, s.energy_kcal, NULL, NULL)
+         health_store.compact_payload(s.payload, (s.f).uuid, s.uuid, s.start_offset, s.end_offset, (s.f).value, s.value,
+                                      s.unit, s.category_name, (s.f)."activityType", s.activity_type, s.activity_name,
+                                      (s.f)."durationSeconds", s.duration_s, (s.f)."distanceMeters", s.distance_m,
+                                      (s.f)."activeEnergyKilocalories", s.energy_kcal, NULL, NULL, NULL, NULL)
   FROM (SELECT o.person, o.uuid, o.start_at, o.end_at, o.value, o.first_received_at, o.last_received_at, o.export_id,
                k.series, o.day, o.origin, o.coalesced, o.duration_s, o.distance_m, o.energy_kcal, o.activity_type,
                o.deleted_at, o.deleted_by_export, o.kind, o.grp, o.unit, o.category_name, o.activity_name, o.payload,
                o.type, o.source, o.id,
                health_store.stamp_offset(o.payload->>'start') AS start_offset,
-               health_store.stamp_offset(o.payload->>'end') AS end_offset
+               health_store.stamp_offset(o.payload->>'end') AS end_offset,
+               jsonb_populate_record(NULL::health_store.sent_fields, o.payload) AS f
         FROM health_store.samples_0080 o
         JOIN health_store.series k ON k.person = o.person AND k.type = o.type AND k.source = o.source
         WHERE o.person = p_person) s

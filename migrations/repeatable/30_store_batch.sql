@@ -40,45 +40,49 @@ RETURNS TABLE (uuid uuid, type text, source text, grp text, kind text, start_at 
                category_name text, activity_type integer, activity_name text, duration_s double precision,
                distance_m double precision, energy_kcal double precision, id text, payload jsonb,
                sent jsonb, rule text, value_min double precision, value_max double precision)
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
+LANGUAGE sql STABLE PARALLEL SAFE
+-- A body parsed when it is made: the planner inlines it into the caller's statement (a set
+-- function with a string body and a pinned search_path is a call of its own per batch, which
+-- measured twice the cost of the query itself).
+BEGIN ATOMIC
   WITH input AS (
-    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind,
-           health_store.is_workout(c.rule, f.kind) AS workout
+    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind, health_store.is_workout(c.rule, f.kind) AS workout
     FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
-    CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sample_fields, e.value) AS f
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sent_fields, e.value) AS f
     LEFT JOIN health_store.catalog c ON c.type = f.type
   ),
   latest AS (
-    SELECT DISTINCT ON (i.uuid) * FROM input i ORDER BY i.uuid, i.pos DESC
+    SELECT DISTINCT ON (i.uuid::uuid) * FROM input i ORDER BY i.uuid::uuid, i.pos DESC
   ),
   typed AS (
     -- Typed columns only for a known type of a known kind; the payload keeps the rest.
-    SELECT x.s, x.uuid, x.type, x.source, x."group" AS grp, x.kind, x.start::timestamptz AS start_at,
-           x."end"::timestamptz AS end_at, health_store.stamp_offset(x.start) AS start_offset,
-           health_store.stamp_offset(x."end") AS end_offset, health_store.sample_day(x.start, x."end", x.rule, p_tz) AS day,
-           health_store.typed_value(x.catalog_kind, x.kind, x.value) AS value,
-           CASE WHEN x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x.unit END AS unit,
+    SELECT x.*, x.uuid::uuid AS uuid_, x.start::timestamptz AS start_at, x."end"::timestamptz AS end_at,
+           health_store.stamp_offset(x.start) AS start_offset, health_store.stamp_offset(x."end") AS end_offset,
+           health_store.sample_day(x.start, x."end", x.rule, p_tz) AS day,
+           health_store.typed_value(x.catalog_kind, x.kind, x.value) AS value_,
+           CASE WHEN x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x.unit END AS unit_,
            CASE WHEN x.catalog_kind = x.kind AND x.kind = 'category' THEN x.name END AS category_name,
-           CASE WHEN x.workout THEN x."activityType" END AS activity_type,
+           CASE WHEN x.workout THEN x."activityType"::integer END AS activity_type,
            CASE WHEN x.workout THEN x."activityName" END AS activity_name,
-           CASE WHEN x.workout THEN x."durationSeconds" END AS duration_s,
-           CASE WHEN x.workout THEN x."distanceMeters" END AS distance_m,
-           CASE WHEN x.workout THEN x."activeEnergyKilocalories" END AS energy_kcal,
-           CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Min"::double precision END AS value_min,
-           CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Max"::double precision END AS value_max,
-           x.id, x.rule
+           CASE WHEN x.workout THEN x."durationSeconds"::double precision END AS duration_s,
+           CASE WHEN x.workout THEN x."distanceMeters"::double precision END AS distance_m,
+           CASE WHEN x.workout THEN x."activeEnergyKilocalories"::double precision END AS energy_kcal,
+           CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Min"::double precision END
+             AS value_min,
+           CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Max"::double precision END
+             AS value_max
     FROM latest x
   )
-  SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
-         t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
-         health_store.compact_payload(t.s, t.uuid, t.type, t.grp, t.source, t.kind, t.id, t.start_offset, t.end_offset,
-                                      t.value, t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s,
-                                      t.distance_m, t.energy_kcal, t.value_min, t.value_max),
+  SELECT t.uuid_, t.type, t.source, t."group", t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset,
+         t.day, t.value_, t.unit_, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m,
+         t.energy_kcal, t.id,
+         health_store.compact_payload(t.s, t.uuid, t.uuid_, t.start_offset, t.end_offset, t.value, t.value_, t.unit_,
+                                      t.category_name, t."activityType", t.activity_type, t.activity_name,
+                                      t."durationSeconds", t.duration_s, t."distanceMeters", t.distance_m,
+                                      t."activeEnergyKilocalories", t.energy_kcal, t."Min", t.value_min, t."Max", t.value_max),
          t.s, t.rule, t.value_min, t.value_max
-  FROM typed t
-$$;
+  FROM typed t;
+END;
 
 COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin) IS
   'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store and the object as sent.';
@@ -91,20 +95,17 @@ COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_
 -- way in it wins over are `twins`: it replaces them. A summarized Health Auto Export bucket
 -- (health_store.is_bucket) has none and is none. Twins are looked for only where there can be
 -- any (p_look, and for an imported record only from where the person's pushed samples begin,
--- p_pushed_from). It reads the samples, so it is called alone in a statement of its own
+-- p_pushed_from). It reads the samples: the caller's statement does nothing else
 -- (docs/scaling.md).
 DROP FUNCTION IF EXISTS health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean);
 CREATE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text,
                                               p_origin health_store.sample_origin,
                                               p_pushed_from timestamptz, p_look boolean)
 RETURNS SETOF health_store.incoming_sample
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  v_rank integer := health_store.origin_rank(p_origin);
-BEGIN
-  RETURN QUERY
+LANGUAGE sql STABLE
+-- A body parsed when it is made, inlined into the caller's statement like typed_samples (a
+-- call of its own materialized the rows once more: measured).
+BEGIN ATOMIC
   SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
@@ -119,13 +120,15 @@ BEGIN
     FROM health_store.samples h
     WHERE h.person = p_person AND h.uuid = t.uuid
   ) AS o ON true
-  -- Twins of the same type, any source, by the series' start index.
+  -- Twins of the same type, any source, by the series' start index; looked for only where there
+  -- can be any (conditions on the arguments alone: a filter decided once, never run when false).
   LEFT JOIN LATERAL (
-    SELECT array_agg(h.uuid ORDER BY h.uuid) FILTER (WHERE health_store.origin_rank(h.origin) < v_rank) AS twins,
-           array_agg(h.uuid ORDER BY h.uuid) FILTER (WHERE health_store.origin_rank(h.origin) > v_rank) AS matches
+    SELECT array_agg(h.uuid ORDER BY h.uuid)
+             FILTER (WHERE health_store.origin_rank(h.origin) < health_store.origin_rank(p_origin)) AS twins,
+           array_agg(h.uuid ORDER BY h.uuid)
+             FILTER (WHERE health_store.origin_rank(h.origin) > health_store.origin_rank(p_origin)) AS matches
     FROM health_store.series k
     JOIN health_store.sample_rows h ON h.person = k.person AND h.series = k.series
-    -- Looked for only where there can be any (conditions on the arguments alone: checked once).
     WHERE p_look AND (p_origin <> 'export' OR t.start_at > p_pushed_from - interval '1 second')
       AND NOT health_store.is_bucket(p_origin, t.sent)
       AND k.person = p_person AND k.type = t.type
@@ -134,8 +137,7 @@ BEGIN
       AND health_store.is_twin(h.start_at, health_store.twin_end(h.origin, h.kind, h.end_at), h.value, h.payload->'value',
                                t.start_at, health_store.twin_end(p_origin, t.kind, t.end_at), t.value, t.sent->'value')
   ) AS w ON true;
-END
-$$;
+END;
 
 COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean) IS
   'The samples of a batch of one person as the write path writes them: typed rows, the held copy of each uuid (and whether it differs), the held twins of another way in each one is (matches) and those it replaces (twins).';
@@ -184,13 +186,30 @@ $$;
 COMMENT ON FUNCTION health_store.add_series(text, health_store.incoming_sample[]) IS
   'Adds the series (type and source pairs) of a batch the person holds none of yet. Caller holds the person lock.';
 
--- Writes the rows of one batch of one person (health_store.incoming_samples'): new uuids
--- inserted; held ones with other content replaced unless the held copy came from an origin
--- that wins (origin_rank); held ones marked deleted and received again revived. A sample that
--- is a held sample of a way in that wins (matches: an imported record a pushed sample is, a
--- Health Auto Export point healthd sent) is not written (matched), and brings that one back if
--- it was marked deleted; any other first drops the held samples of ways in it wins over that it
--- is (twins). Returns the counts and what changed. Caller holds the person lock.
+-- What writing does with one incoming sample: insert a new uuid; replace a held one whose
+-- content differs, unless the held copy came from an origin that wins (origin_rank); revive a
+-- held one marked deleted and received again unchanged (62_deletions.sql); nothing for the same
+-- content again (a duplicate) or for a sample that is a held one of a way in that wins (matched).
+CREATE OR REPLACE FUNCTION health_store.sample_action(held boolean, changed boolean, old_deleted boolean,
+                                                      origin health_store.sample_origin,
+                                                      old_origin health_store.sample_origin, matched boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN matched THEN 'none'
+            WHEN NOT held THEN 'insert'
+            WHEN changed AND health_store.origin_rank(origin) >= health_store.origin_rank(old_origin) THEN 'replace'
+            WHEN old_deleted THEN 'revive'
+            ELSE 'none' END;
+
+COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health_store.sample_origin, health_store.sample_origin, boolean) IS
+  'What writing does with an incoming sample: insert, replace (a changed copy of an origin that does not lose), revive (a held one marked deleted, received again), or none (a duplicate, a matched record).';
+
+-- Writes the rows of one batch of one person (health_store.incoming_samples') as
+-- health_store.sample_action says; a sample that is a held sample of a way in that wins
+-- (matches: an imported record a pushed sample is, a Health Auto Export point healthd sent) is
+-- not written (matched, and that one brought back if it was marked deleted); any other first
+-- drops the held samples of ways in it wins over that it is (twins). Returns the counts and what
+-- changed. Caller holds the person lock.
 --
 -- Every writer of a person's samples holds that person's lock, so nobody else inserts this
 -- person's uuids meanwhile: new ones are plain inserts and changed ones plain updates, which is
@@ -210,11 +229,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_rank     integer := health_store.origin_rank(p_origin);
-  v_before   health_store.sample_changes;
-  v_inserted uuid[];
-  v_replaced uuid[];
-  v_revived  uuid[];
+  v_before health_store.sample_changes;
 BEGIN
   -- The twins first: what a matched sample proves exists, what a sample replaces.
   n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.matches IS NOT NULL);
@@ -223,7 +238,9 @@ BEGIN
     health_store.drop_lower_twins(p_person, ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.matches IS NULL AND r.twins IS NOT NULL)));
 
   WITH typed AS (
-    SELECT r.* FROM unnest(p_rows) r WHERE r.matches IS NULL
+    SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
+                                           r.matches IS NOT NULL) AS action
+    FROM unnest(p_rows) r
   ),
   inserted AS (
     INSERT INTO health_store.sample_rows AS n (
@@ -235,14 +252,10 @@ BEGIN
            x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload, x.value_min, x.value_max
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    WHERE NOT x.held
+    WHERE x.action = 'insert'
     ORDER BY x.uuid
-    RETURNING n.uuid
+    RETURNING 1
   ),
-  -- A held uuid with other content: the newer copy replaces the older, unless the older came
-  -- from an origin that wins (origin_rank). The same content again is a duplicate and the row
-  -- is not touched — unless it was marked deleted: received again, it exists again
-  -- (62_deletions.sql), and counts again.
   replaced AS (
     UPDATE health_store.sample_rows AS t SET
       start_at = x.start_at, end_at = x.end_at, value = x.value, last_received_at = p_received_at, export_id = p_export,
@@ -253,32 +266,25 @@ BEGIN
       deleted_by_export = NULL
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    WHERE x.held AND x.changed AND v_rank >= health_store.origin_rank(x.old_origin)
-      AND t.person = p_person AND t.uuid = x.uuid
-    RETURNING t.uuid
+    WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = x.uuid
+    RETURNING 1
   ),
   revived AS (
     UPDATE health_store.sample_rows AS t SET deleted_at = NULL, deleted_by_export = NULL
     FROM typed x
-    WHERE x.held AND x.old_deleted AND NOT (x.changed AND v_rank >= health_store.origin_rank(x.old_origin))
-      AND t.person = p_person AND t.uuid = x.uuid
-    RETURNING t.uuid
+    WHERE x.action = 'revive' AND t.person = p_person AND t.uuid = x.uuid
+    RETURNING 1
   )
-  SELECT (SELECT array_agg(i.uuid) FROM inserted i), (SELECT array_agg(x.uuid) FROM replaced x),
-         (SELECT array_agg(v.uuid) FROM revived v)
-  INTO v_inserted, v_replaced, v_revived;
+  -- (revived runs whether read or not, as every data-modifying WITH does.)
+  SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM replaced)
+  INTO n_inserted, n_replaced;
 
-  n_inserted := coalesce(cardinality(v_inserted), 0);
-  n_replaced := coalesce(cardinality(v_replaced), 0);
-  changes := health_store.sample_changes_of(v_before,
-                                            ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.uuid = ANY (v_inserted)),
-                                            ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.uuid = ANY (v_replaced)),
-                                            ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.uuid = ANY (v_revived)));
+  changes := health_store.sample_changes_of(v_before, p_rows, p_origin);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid) IS
-  'Inserts, replaces and revives the samples of one batch of one person (a sample that is a held sample of a way in that wins is matched; any other drops the held samples of ways it wins over that it is); returns the counts and what changed. Caller holds the person lock.';
+  'Inserts, replaces and revives the samples of one batch of one person as sample_action says (a sample that is a held sample of a way in that wins is matched; any other drops the held samples of ways it wins over that it is); returns the counts and what changed. Caller holds the person lock.';
 
 -- Two sets of changes as one (either may be NULL: nothing changed).
 CREATE OR REPLACE FUNCTION health_store.changes_plus(a health_store.sample_changes, b health_store.sample_changes)
@@ -295,49 +301,51 @@ COMMENT ON FUNCTION health_store.changes_plus(health_store.sample_changes, healt
   'Two sets of changes of a person''s samples as one: keys, added samples and spans together, the later newest end, whether the newest end may have moved back.';
 
 -- What writing a batch changed (write_samples), from what its twins changed before (p_before)
--- and the rows inserted, replaced and revived: keys a replaced row left or joined and a
--- revived one joined are recomputed; every other key only gained the inserted samples, merged
--- into what it holds; spans of rule total written, old spans of replaced rows too.
+-- and each row's action (sample_action): keys a replaced row left or joined and a revived one
+-- joined are recomputed; every other key only gained the inserted samples, merged into what it
+-- holds; spans of rule total written, old spans of replaced rows too.
 CREATE OR REPLACE FUNCTION health_store.sample_changes_of(
-  p_before   health_store.sample_changes,
-  p_inserted health_store.incoming_sample[],
-  p_replaced health_store.incoming_sample[],
-  p_revived  health_store.incoming_sample[])
+  p_before health_store.sample_changes,
+  p_rows   health_store.incoming_sample[],
+  p_origin health_store.sample_origin)
 RETURNS health_store.sample_changes
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE sql STABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH recompute AS (
+  WITH acted AS (
+    SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
+                                           r.matches IS NOT NULL) AS action
+    FROM unnest(p_rows) r
+  ),
+  recompute AS (
     SELECT k.day, k.type, k.source FROM unnest(p_before.keys) k
-    UNION SELECT r.day, r.type, r.source FROM unnest(p_replaced) r
-    UNION SELECT r.old_day, r.old_type, r.old_source FROM unnest(p_replaced) r
-    UNION SELECT v.day, v.type, v.source FROM unnest(p_revived) v
+    UNION SELECT a.day, a.type, a.source FROM acted a WHERE a.action IN ('replace', 'revive')
+    UNION SELECT a.old_day, a.old_type, a.old_source FROM acted a WHERE a.action = 'replace'
   ),
   spans AS (
     SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(p_before.spans) s
-    UNION ALL SELECT i.type, i.source, i.start_at, i.end_at FROM unnest(p_inserted) i WHERE i.is_total
-    UNION ALL SELECT r.type, r.source, r.start_at, r.end_at FROM unnest(p_replaced) r WHERE r.is_total
-    UNION ALL SELECT r.old_type, r.old_source, r.old_start_at, r.old_end_at FROM unnest(p_replaced) r WHERE r.old_is_total
-    UNION ALL SELECT v.type, v.source, v.start_at, v.end_at FROM unnest(p_revived) v WHERE v.is_total
+    UNION ALL SELECT a.type, a.source, a.start_at, a.end_at FROM acted a WHERE a.action <> 'none' AND a.is_total
+    UNION ALL SELECT a.old_type, a.old_source, a.old_start_at, a.old_end_at FROM acted a WHERE a.action = 'replace' AND a.old_is_total
   )
   SELECT ROW(
     (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
     (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
-     FROM (SELECT i.day, i.type, i.source,
-                  array_agg(health_store.sample_facts_of(i.kind, i.value, i.start_at, i.end_at, i.uuid, i.activity_type,
-                                                         i.duration_s, i.distance_m, i.energy_kcal, i.value_min,
-                                                         i.value_max)) AS samples
-           FROM unnest(p_inserted) i
-           WHERE NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = i.day AND r.type = i.type AND r.source = i.source)
-           GROUP BY i.day, i.type, i.source) g),
+     FROM (SELECT a.day, a.type, a.source,
+                  array_agg(health_store.sample_facts_of(a.kind, a.value, a.start_at, a.end_at, a.uuid, a.activity_type,
+                                                         a.duration_s, a.distance_m, a.energy_kcal, a.value_min,
+                                                         a.value_max)) AS samples
+           FROM acted a
+           WHERE a.action = 'insert'
+             AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = a.day AND r.type = a.type AND r.source = a.source)
+           GROUP BY a.day, a.type, a.source) g),
     (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
-    greatest(p_before.newest, (SELECT max(i.end_at) FROM unnest(p_inserted) i)),
-    coalesce(p_before.newest_may_fall, false) OR cardinality(p_replaced) > 0 OR cardinality(p_revived) > 0
+    greatest(p_before.newest, (SELECT max(a.end_at) FROM acted a WHERE a.action = 'insert')),
+    coalesce(p_before.newest_may_fall, false) OR EXISTS (SELECT 1 FROM acted a WHERE a.action IN ('replace', 'revive'))
   )::health_store.sample_changes
 $$;
 
-COMMENT ON FUNCTION health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.incoming_sample[], health_store.incoming_sample[]) IS
-  'What writing a batch changed: keys to recompute (replaced and revived rows, and what the twins changed), samples only added per other key, spans of rule total, the latest end written, whether the newest end may have moved back.';
+COMMENT ON FUNCTION health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.sample_origin) IS
+  'What writing a batch changed, from what its twins changed and each row''s action: keys to recompute (replaced and revived rows), samples only added per other key, spans of rule total, the latest end written, whether the newest end may have moved back.';
 
 -- What samples leaving or joining the held ones changed (rows removed, marked, unmarked or
 -- moved to another day; their day, series and span as they were): their keys are recomputed,
@@ -612,6 +620,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.changes_plus(health_store.sample_changes, health_store.sample_changes),
   health_store.add_series(text, health_store.incoming_sample[]),
   health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid),
+  health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.sample_origin),
   health_store.changes_of_rows(text, date[], integer[], timestamptz[], timestamptz[]),
   health_store.apply_sample_changes(text, health_store.sample_changes, boolean),
   health_store.note_newest_end(text),

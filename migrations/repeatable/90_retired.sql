@@ -63,6 +63,9 @@ DROP FUNCTION IF EXISTS health_store.sample_facts_of(text, double precision, tim
 DROP FUNCTION IF EXISTS health_store.compact_payload(jsonb, uuid, text, text, text, text, text, smallint, smallint,
                                                      double precision, text, text, integer, text, double precision,
                                                      double precision, double precision);
+DROP FUNCTION IF EXISTS health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text,
+                                                     text, integer, text, text, double precision, text, double precision,
+                                                     text, double precision);
 DROP FUNCTION IF EXISTS health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz,
                                                   smallint, double precision, text, text, integer, text, double precision,
                                                   double precision, double precision, jsonb);
