@@ -75,7 +75,8 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport", "Hashing", "Civil"]),
-        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport", "Metrics"]),
+        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport", "Metrics",
+                                                          "HealthPayload"]),
         .testTarget(name: "BacklogTests", dependencies: ["Backlog", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload",
                                                          "TestSupport", "Receiver", "HTTPServer", "Hashing", "Civil"]),
         // The export reader against a hand-written fixture and the real exports in ../shared/external.

@@ -34,7 +34,9 @@ extension HAEWalker {
                 let (t, _) = try instant(.date, at)
                 let key: PointKey = slots[PointKey.Avg.rawValue] >= 0 ? .Avg : .qty
                 let v = try number(key, at, required: true)!
-                guard range.contains(v) else { throw StrideePayloadError(path: "\(at).\(key)", "\(v) is outside its plausible range: \(range)") }
+                guard range.contains(v) else {
+                    throw StrideePayloadError(path: "\(at).\(key)", "\(reader.literal(tape[slots[key.rawValue]])) is outside its plausible range: \(range)")
+                }
                 if let last = times.last, t.microsecondsSinceEpoch < last { sorted = false }
                 times.append(t.microsecondsSinceEpoch)
                 values.append(v)
