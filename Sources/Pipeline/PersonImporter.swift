@@ -18,7 +18,8 @@ public struct PersonImportSummary: Sendable, Equatable {
 /// `person import P --from DIR` (CONTRACT.md §6): reads a folder `person export` wrote back whole,
 /// the manifest checked first (every file present with its SHA-256, nothing stored otherwise).
 /// Settings come first (days are right as samples are stored), then the healthd bodies through
-/// the one pipeline (`Ingester`), the Health app's export's samples with their origin, the
+/// the one pipeline (`Ingester`), the Health app's export's and Health Auto Export's samples with
+/// their origin (and the latter's routes, streams and other arrays), the
 /// Stridee workouts (with the body hash first stored, the workout sample's `id`) and wellness,
 /// the activity summaries, the deletion marks, and the settings again (the connection as it was).
 public struct PersonImporter: Sendable {
@@ -58,17 +59,25 @@ public struct PersonImporter: Sendable {
     /// Stores one file of a kind other than `healthd` and `settings`.
     func store(_ file: PersonExportFile, bytes: [UInt8], person: String, into summary: inout PersonImportSummary) throws {
         switch file.kind {
-        case "apple-export":
+        case "apple-export", "hae":
             guard case .batches(let batches) = try PayloadDecoder.decode(json: bytes) else { return }
-            let counts = try BatchStore(pool: pool).store(batches.map(Self.keepingAll), person: person, origin: .export(path: file.path),
+            let origin: DeliveryOrigin = file.kind == "hae" ? .hae(path: file.path) : .export(path: file.path)
+            let counts = try BatchStore(pool: pool).store(batches.map(Self.keepingAll), person: person, origin: origin,
                                                           bodySHA256: SHA256.hash(bytes))
             summary.samples += counts.samples
+        case "hae-records":
+            let body = try HAEDecoder.decode(bytes, aggregation: nil)
+            _ = try HAEStore.store(body, person: person, bodySHA256: SHA256.hash(bytes), pool: pool)
+        case "hae-stream":
+            try pool.withTransaction { connection in
+                try connection.query("SELECT health_store.restore_stream($1, $2::jsonb)", [person, PostgresBinaryText(bytes)])
+            }
         case "workout":
             let workout = try StrideeDecoder.decodeWorkout(bytes)
             let stored = file.storedSHA256.flatMap(Self.bytes(hex:)) ?? SHA256.hash(bytes)
             _ = try StrideeStore(pool: pool).storeWorkout(workout, person: person, connect: true, bodySHA256: stored)
             summary.workouts += 1
-        case "apple-export-route":
+        case "apple-export-route", "hae-route":
             try pool.withTransaction { connection in
                 try connection.query("SELECT health_store.restore_route($1, $2::jsonb)", [person, PostgresBinaryText(bytes)])
             }

@@ -10,19 +10,23 @@ public enum DeliveryOrigin: Sendable, Equatable {
     case file(path: String)
     /// A batch of the Health app's export read by `import-apple-health`, with the export's path.
     case export(path: String)
+    /// Health Auto Export's samples as `person export` wrote them (healthd's shape), with the
+    /// file's path: they keep their origin (a body the app sends goes through `HAEStore`).
+    case hae(path: String)
 
     var name: String {
         switch self {
         case .http: return "http"
         case .file: return "file"
         case .export: return "export"
+        case .hae: return "hae"
         }
     }
 
     var path: String? {
         switch self {
         case .http: return nil
-        case .file(let path), .export(let path): return path
+        case .file(let path), .export(let path), .hae(let path): return path
         }
     }
 

@@ -6,7 +6,9 @@ import Postgres
 public struct PersonExportFile: Sendable, Equatable {
     /// What it holds and what reads it back: `healthd` (a healthd v1 body: `ingest`), `apple-export`
     /// (a healthd v1 body of samples that came from the Health app's export), `apple-export-route`
-    /// (a route that came with it, as stored), `workout` (a Stridee
+    /// (a route that came with it, as stored), `hae` (a healthd v1 body of Health Auto Export's
+    /// samples), `hae-route` and `hae-stream` (its routes and streams, as stored), `hae-records`
+    /// (a Health Auto Export body of its other arrays' items), `workout` (a Stridee
     /// `healthkit.v1` body), `wellness` (a `healthkit.wellness.v1` body), `activity-summaries`, `deletions` (the marks a
     /// reconciliation made, and the reconciliations), `settings`.
     public var kind: String

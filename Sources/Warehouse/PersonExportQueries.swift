@@ -4,8 +4,9 @@ import Postgres
 /// The reads of `person export`, each streamed row by row inside the exporter's snapshot: one
 /// row is one file's body, built by PostgreSQL from the stored rows as they are.
 enum PersonExportQueries {
-    /// healthd v1 bodies of the samples healthd and the Health app's export brought (a Stridee
-    /// workout's own sample comes back with its body): per origin and exportId, in start order,
+    /// healthd v1 bodies of the samples healthd, the Health app's export and Health Auto Export
+    /// brought (a Stridee workout's own sample comes back with its body): per origin and
+    /// exportId, in start order,
     /// `samplesPerBody` to a body, each sample's stored payload as it is. (A sample written
     /// without an exportId, which no way in does, goes under the nil UUID.)
     static let sampleBodies = """
@@ -13,7 +14,7 @@ enum PersonExportQueries {
           SELECT s.origin, s.export_id, s.payload, s.uuid, s.start_at, s.end_at,
                  (row_number() OVER (PARTITION BY s.origin, s.export_id ORDER BY s.start_at, s.uuid) - 1) / $2 AS chunk
           FROM health_store.samples s
-          WHERE s.person = $1 AND s.origin IN ('healthd', 'export')
+          WHERE s.person = $1 AND s.origin IN ('healthd', 'export', 'hae')
         ), bodies AS (
           SELECT n.origin, n.export_id, n.chunk, count(*) AS samples, min(n.start_at) AS first_start, max(n.end_at) AS last_end,
                  json_agg(n.payload ORDER BY n.start_at, n.uuid) AS payloads
@@ -62,11 +63,33 @@ enum PersonExportQueries {
         ORDER BY w.start_at, w.uuid
         """
 
-    /// The routes the Health app's export brought (of workouts that are samples), one row each
-    /// as stored, without the person: `health_store.restore_route` takes it back.
-    static let exportRoutes = """
-        SELECT r.uuid::text, (to_jsonb(r) - 'person')::text
-        FROM health_store.workout_routes r WHERE r.person = $1 AND r.origin = 'export' ORDER BY r.uuid
+    /// The routes the Health app's export and Health Auto Export brought (of workouts that are
+    /// samples), one row each as stored, without the person: `health_store.restore_route` takes it back.
+    static let storedRoutes = """
+        SELECT r.uuid::text, (to_jsonb(r) - 'person')::text, r.origin::text
+        FROM health_store.workout_routes r WHERE r.person = $1 AND r.origin IN ('export', 'hae') ORDER BY r.origin, r.uuid
+        """
+
+    /// The streams of workouts without a Stridee body (Health Auto Export's heart rate, power and
+    /// cadence), one row each as stored, without the person: `health_store.restore_stream` takes it back.
+    static let haeStreams = """
+        SELECT s.uuid::text || '-' || s.stream, (to_jsonb(s) - 'person')::text
+        FROM health_store.workout_streams s
+        WHERE s.person = $1
+          AND NOT EXISTS (SELECT 1 FROM health_store.stridee_workouts b WHERE b.person = s.person AND b.uuid = s.uuid)
+        ORDER BY s.uuid, s.stream
+        """
+
+    /// Health Auto Export bodies of the items of its other arrays (`health.hae_records`),
+    /// `itemsPerBody` to a body: `{"data": {"symptoms": [...], ...}}`, each item as held.
+    static let haeRecords = """
+        SELECT sum(y.n)::integer, json_build_object('data', json_object_agg(y.kind, y.items))::text
+        FROM (SELECT x.chunk, x.kind, count(*) AS n, json_agg(x.item ORDER BY x.item_sha256) AS items
+              FROM (SELECT r.kind, r.item, r.item_sha256,
+                           (row_number() OVER (ORDER BY r.kind COLLATE "C", r.item_sha256) - 1) / $2 AS chunk
+                    FROM health_store.hae_records r WHERE r.person = $1) x
+              GROUP BY x.chunk, x.kind) y
+        GROUP BY y.chunk ORDER BY y.chunk
         """
 
     /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body.
@@ -90,7 +113,7 @@ enum PersonExportQueries {
         var bodies = 0
         try stream(sampleBodies, [person, PersonExporter.samplesPerBody], on: connection) { row in
             bodies += 1
-            let kind = row[0] == "export" ? "apple-export" : "healthd"
+            let kind = row[0] == "export" ? "apple-export" : row[0] == "hae" ? "hae" : "healthd"
             files.append(try writer.write(String(format: "\(kind)/%06d.json", bodies), kind: kind, items: try row.decode(1),
                                           Array(try row.decode(2, as: String.self).utf8)))
         }
@@ -98,9 +121,20 @@ enum PersonExportQueries {
             files.append(try writer.write("workouts/\(try row.decode(0, as: String.self)).json", kind: "workout", items: 1,
                                           Array(try row.decode(2, as: String.self).utf8), storedSHA256: row[1]))
         }
-        try stream(exportRoutes, [person], on: connection) { row in
-            files.append(try writer.write("apple-export/routes/\(try row.decode(0, as: String.self)).json", kind: "apple-export-route",
+        try stream(storedRoutes, [person], on: connection) { row in
+            let folder = row[2] == "hae" ? "hae" : "apple-export"
+            files.append(try writer.write("\(folder)/routes/\(try row.decode(0, as: String.self)).json", kind: "\(folder)-route",
                                           items: 1, Array(try row.decode(1, as: String.self).utf8)))
+        }
+        try stream(haeStreams, [person], on: connection) { row in
+            files.append(try writer.write("hae/streams/\(try row.decode(0, as: String.self)).json", kind: "hae-stream",
+                                          items: 1, Array(try row.decode(1, as: String.self).utf8)))
+        }
+        bodies = 0
+        try stream(haeRecords, [person, PersonExporter.itemsPerBody], on: connection) { row in
+            bodies += 1
+            files.append(try writer.write(String(format: "hae/records/%06d.json", bodies), kind: "hae-records", items: try row.decode(0),
+                                          Array(try row.decode(1, as: String.self).utf8)))
         }
         bodies = 0
         try stream(wellnessBodies, [person, PersonExporter.itemsPerBody], on: connection) { row in

@@ -238,6 +238,23 @@ $$;
 COMMENT ON FUNCTION health_store.restore_route(text, jsonb) IS
   'Writes back an exported route row (without its person) for a person, under the person lock; a route held for that workout stays.';
 
+-- Writes back a workout's stream Health Auto Export brought, as `person export` read it (the
+-- stored row without its person), under the person lock; a stream already held stays.
+CREATE OR REPLACE FUNCTION health_store.restore_stream(p_person text, p_row jsonb) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+  INSERT INTO health_store.workout_streams
+  SELECT (jsonb_populate_record(NULL::health_store.workout_streams, p_row || jsonb_build_object('person', p_person))).*
+  ON CONFLICT (person, uuid, stream) DO NOTHING;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.restore_stream(text, jsonb) IS
+  'Writes back an exported workout stream row (without its person) for a person, under the person lock; a stream held for that workout stays.';
+
 -- A person's deletion marks and reconciliations as one JSON object (`person export`):
 -- {"marks": [{uuid, deleted_at, deleted_by_export}], "reconciliations": [rows without the person]}.
 CREATE OR REPLACE FUNCTION health_store.person_deletions(p_person text) RETURNS jsonb
@@ -288,6 +305,7 @@ COMMENT ON FUNCTION health_store.restore_deletions(text, jsonb) IS
 
 REVOKE EXECUTE ON FUNCTION
   health_store.person_rows(text),
+  health_store.restore_stream(text, jsonb),
   health_store.person_deletions(text),
   health_store.restore_deletions(text, jsonb),
   health_store.restore_route(text, jsonb),
