@@ -141,23 +141,12 @@ public struct HAEBody: Sendable {
         if !s.value.isNaN { HAENumber.append(s.value, to: &scratch) }
         scratch.append(UInt8(ascii: "|"))
         if let stage { scratch.append(contentsOf: stage.utf8) }
-        w.key("id")
-        w.value { out in
-            out.append(UInt8(ascii: "\""))
-            scratch.withUnsafeBytes { SHA256.appendHex(of: $0, to: &out) }
-            out.append(UInt8(ascii: "\""))
-        }
+        w.field("id", sha256Of: scratch)
         w.field("type", spec.type)
         w.field("group", spec.group)
         w.field("source", sources[Int(s.source)])
-        for (key, stamp) in [("start", start), ("end", end)] as [(StaticString, Timestamp)] {
-            w.key(key)
-            w.value { out in
-                out.append(UInt8(ascii: "\""))
-                stamp.appendReferenceText(to: &out)
-                out.append(UInt8(ascii: "\""))
-            }
-        }
+        w.field("start", stamp: start)
+        w.field("end", stamp: end)
         w.field("kind", spec.kind)
         for (key, number) in [("value", s.value), ("Min", s.low), ("Max", s.high)] as [(StaticString, Double)] where !number.isNaN {
             w.key(key)
@@ -172,6 +161,29 @@ public struct HAEBody: Sendable {
             HAEDecoder.writeExtras(b, Int(s.extrasStart)..<Int(s.extrasEnd), consumed: spec.consumed, to: &w, tape: &tape)
         }
         w.endObject()
+    }
+}
+
+extension JSONWriter {
+    /// A member whose value is an instant in the reference's shape (`Timestamp.appendReferenceText`).
+    mutating func field(_ name: StaticString, stamp: Timestamp) {
+        key(name)
+        value { out in
+            out.append(UInt8(ascii: "\""))
+            stamp.appendReferenceText(to: &out)
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// A member whose value is the SHA-256 of `content` in hex: healthd's `id`, a fingerprint of
+    /// a sample's content.
+    mutating func field(_ name: StaticString, sha256Of content: [UInt8]) {
+        key(name)
+        value { out in
+            out.append(UInt8(ascii: "\""))
+            content.withUnsafeBytes { SHA256.appendHex(of: $0, to: &out) }
+            out.append(UInt8(ascii: "\""))
+        }
     }
 }
 

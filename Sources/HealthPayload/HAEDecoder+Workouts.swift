@@ -170,23 +170,12 @@ extension HAEWalker {
         var w = JSONWriter(capacity: 512 + parts.kept.reduce(0) { $0 + $1.count })
         w.beginObject()
         w.field("uuid", uuid)
-        w.key("id")
-        w.value { out in
-            out.append(UInt8(ascii: "\""))
-            fingerprint.withUnsafeBytes { SHA256.appendHex(of: $0, to: &out) }
-            out.append(UInt8(ascii: "\""))
-        }
+        w.field("id", sha256Of: fingerprint)
         w.field("type", HAEMetric.workoutType)
         w.field("group", "workouts")
         w.field("source", source)
-        for (key, stamp) in [("start", start), ("end", end)] as [(StaticString, Timestamp)] {
-            w.key(key)
-            w.value { out in
-                out.append(UInt8(ascii: "\""))
-                stamp.appendReferenceText(to: &out)
-                out.append(UInt8(ascii: "\""))
-            }
-        }
+        w.field("start", stamp: start)
+        w.field("end", stamp: end)
         w.field("kind", "workout")
         w.key("activityType")
         w.integer(activity)

@@ -13,18 +13,12 @@ extension Receiver {
     /// What the head of a request to `/hae` leads to: `405` for another method, `401`, `415`
     /// for anything but JSON, or reading its body.
     func decideHAE(_ head: HTTPRequestHead, method: String, person: inout String?) throws -> HeadOutcome {
-        guard method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
-        switch try authenticate(head.headers) {
-        case .missingOrWrong: return .answer(.unauthorized)
-        case .forwardedWithoutTokens: return .answer(.forwardedWithoutTokens)
-        case .person(let who):
-            person = who
-            let contentType = head.headers["Content-Type"]
-            guard Self.format(of: contentType) == .json else {
-                return .answer(.unsupportedMediaType(contentType, accepted: "application/json"))
-            }
-            return .readHAEBody(person: who, aggregation: head.headers["automation-aggregation"])
+        if let refusal = try refusePOST(head, method: method, person: &person) { return .answer(refusal) }
+        let contentType = head.headers["Content-Type"]
+        guard Self.format(of: contentType) == .json else {
+            return .answer(.unsupportedMediaType(contentType, accepted: "application/json"))
         }
+        return .readHAEBody(person: person!, aggregation: head.headers["automation-aggregation"])
     }
 
     /// Decodes and stores a Health Auto Export body for `person`, in one transaction.

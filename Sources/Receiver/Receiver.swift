@@ -149,18 +149,25 @@ public final class Receiver: Sendable {
                     return .answer(.methodNotAllowed(allow: ["POST"]))
                 }
             }
-            guard method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
-            switch try authenticate(head.headers) {
-            case .missingOrWrong: return .answer(.unauthorized)
-            case .forwardedWithoutTokens: return .answer(.forwardedWithoutTokens)
-            case .person(let who):
-                person = who
-                let contentType = head.headers["Content-Type"]
-                guard let format = Self.format(of: contentType) else { return .answer(.unsupportedMediaType(contentType)) }
-                return .readBody(person: who, format: format)
-            }
+            if let refusal = try refusePOST(head, method: method, person: &person) { return .answer(refusal) }
+            let contentType = head.headers["Content-Type"]
+            guard let format = Self.format(of: contentType) else { return .answer(.unsupportedMediaType(contentType)) }
+            return .readBody(person: person!, format: format)
         } catch {
             return .answer(.failed(error))
+        }
+    }
+
+    /// What refuses a batch `POST` by its method and credential (`405`, `401`), or nil with
+    /// `person` set to the credential's person.
+    func refusePOST(_ head: HTTPRequestHead, method: String, person: inout String?) throws -> ReceiverOutcome? {
+        guard method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
+        switch try authenticate(head.headers) {
+        case .missingOrWrong: return .unauthorized
+        case .forwardedWithoutTokens: return .forwardedWithoutTokens
+        case .person(let who):
+            person = who
+            return nil
         }
     }
 
