@@ -327,6 +327,8 @@ COMMENT ON FUNCTION health_store.rebuild_rollups(text) IS
 CREATE OR REPLACE FUNCTION health_store.compact_samples(p_person text)
 RETURNS void LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+-- Numbers compared as full_payload writes them (compact_payload, 10_rules.sql).
+SET extra_float_digits = 1
 AS $$
 BEGIN
   INSERT INTO health_store.sample_rows (

@@ -94,27 +94,51 @@ BEGIN ATOMIC
   SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
-         o.uuid IS NOT NULL, o.sent IS DISTINCT FROM t.sent, o.origin, o.day, o.type, o.source, o.start_at, o.end_at,
-         o.is_total, o.deleted_at IS NOT NULL,
+         o.uuid IS NOT NULL,
+         -- Changed: the same stored columns and payload are the same sample again (compacting is
+         -- a function of the sample); otherwise the held copy as sent is rebuilt and compared, so
+         -- a copy compacted by an older rule is not taken for a new one.
+         CASE WHEN o.uuid IS NULL THEN NULL
+              WHEN (o.type, o.source, o.grp, o.kind, o.start_at, o.end_at, o.start_offset, o.end_offset, o.value, o.unit,
+                    o.category_name, o.activity_type, o.activity_name, o.duration_s, o.distance_m, o.energy_kcal, o.id,
+                    o.payload)
+                   IS NOT DISTINCT FROM
+                   (t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.value, t.unit,
+                    t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
+                    t.payload) THEN false
+              ELSE health_store.full_payload(o.uuid, o.type, o.grp, o.source, o.kind, o.id, o.start_at, o.start_offset,
+                                             o.end_at, o.end_offset, o.value, o.unit, o.category_name, o.activity_type,
+                                             o.activity_name, o.duration_s, o.distance_m, o.energy_kcal, o.payload)
+                   IS DISTINCT FROM t.sent END,
+         o.origin, o.day, o.type, o.source, o.start_at, o.end_at, o.is_total, o.deleted_at IS NOT NULL,
          -- Twins of the same type, any source, by the series' start index; looked for only
          -- where there can be any (a branch not taken is never run).
          CASE WHEN (p_origin = 'export' AND t.start_at > p_pushed_from - interval '1 second')
                    OR (p_origin <> 'export' AND p_has_imported) THEN
            (SELECT array_agg(h.uuid ORDER BY h.uuid)
             FROM health_store.series k
-            JOIN health_store.sample_rows h ON h.person = k.person AND h.series = k.series
-            WHERE k.person = p_person AND k.type = t.type AND (h.origin = 'export') = (p_origin <> 'export')
-              AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
-                                       t.start_at, t.end_at, t.value, t.sent->'value'))
+            -- Each series of the type by its start index (OFFSET 0 keeps the probe a probe,
+            -- whatever the statistics say).
+            CROSS JOIN LATERAL (
+              SELECT h.uuid FROM health_store.sample_rows h
+              WHERE h.person = p_person AND h.series = k.series AND (h.origin = 'export') = (p_origin <> 'export')
+                AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
+                                         t.start_at, t.end_at, t.value, t.sent->'value')
+              OFFSET 0) h
+            WHERE k.person = p_person AND k.type = t.type)
          END
   FROM health_store.typed_samples(p_samples, p_tz) t
-  -- One primary-key probe per sample (LATERAL keeps the planner from scanning the person's
-  -- rows); the held copy's object as sent, to tell a changed copy from the same one again.
+  -- One primary-key probe per sample (a LATERAL with LIMIT stays a probe: joined as a table, a
+  -- planner without statistics yet scanned every row of the person for each sample), the held
+  -- row with its series.
   LEFT JOIN LATERAL (
-    SELECT h.uuid, h.payload AS sent, h.origin, h.day, h.type, h.source, h.start_at, h.end_at, h.deleted_at,
-           h.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total
-    FROM health_store.samples h
-    WHERE h.person = p_person AND h.uuid = t.uuid
+    SELECT r.*, k.type, k.source, k.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total
+    FROM health_store.sample_rows r
+    -- Its series by the key, alike (a hash of all the person's series per sample: measured).
+    CROSS JOIN LATERAL (SELECT k.type, k.source FROM health_store.series k
+                        WHERE k.person = p_person AND k.series = r.series LIMIT 1) k
+    WHERE r.person = p_person AND r.uuid = t.uuid
+    LIMIT 1
   ) AS o ON true;
 END;
 
@@ -182,7 +206,14 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_before health_store.sample_changes;
+  v_before  health_store.sample_changes;
+  v_replace uuid[];
+  v_revive  uuid[];
+  v_keys    health_store.rollup_key[];
+  v_added   health_store.added_samples[];
+  v_spans   health_store.span[];
+  v_newest  timestamptz;
+  v_fall    boolean;
 BEGIN
   -- The twins first: what an imported record proves exists, what a pushed sample replaces.
   IF p_origin = 'export' THEN
@@ -193,6 +224,19 @@ BEGIN
     v_before := health_store.drop_imported_twins(p_person, p_rows);
   END IF;
 
+  -- Held uuids to update, as lists: they reach the primary key whatever the statistics say
+  -- (joined, a planner that thinks the person has few samples scanned all of them per batch).
+  SELECT array_agg(r.uuid) FILTER (WHERE r.action = 'replace'), array_agg(r.uuid) FILTER (WHERE r.action = 'revive')
+  INTO v_replace, v_revive
+  FROM (SELECT r.uuid, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
+                                                  p_origin = 'export' AND r.twins IS NOT NULL) AS action
+        FROM unnest(p_rows) r) r;
+
+  -- The writes, and what they change read from the same rows (no second pass over the batch):
+  -- keys a replaced row left or joined and a revived one joined are recomputed; every other key
+  -- only gained the inserted samples, merged into what it holds; spans of rule total written,
+  -- old spans of replaced rows too. (revived runs whether read or not, as every data-modifying
+  -- WITH does.)
   WITH typed AS (
     SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
                                            p_origin = 'export' AND r.twins IS NOT NULL) AS action
@@ -221,71 +265,47 @@ BEGIN
       id = x.id, payload = x.payload, deleted_at = NULL, deleted_by_export = NULL
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = x.uuid
+    WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = ANY (v_replace) AND t.uuid = x.uuid
     RETURNING 1
   ),
   revived AS (
     UPDATE health_store.sample_rows AS t SET deleted_at = NULL, deleted_by_export = NULL
     FROM typed x
-    WHERE x.action = 'revive' AND t.person = p_person AND t.uuid = x.uuid
+    WHERE x.action = 'revive' AND t.person = p_person AND t.uuid = ANY (v_revive) AND t.uuid = x.uuid
     RETURNING 1
+  ),
+  recompute AS (
+    SELECT k.day, k.type, k.source FROM unnest(v_before.keys) k
+    UNION SELECT x.day, x.type, x.source FROM typed x WHERE x.action IN ('replace', 'revive')
+    UNION SELECT x.old_day, x.old_type, x.old_source FROM typed x WHERE x.action = 'replace'
+  ),
+  spans AS (
+    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(v_before.spans) s
+    UNION ALL SELECT x.type, x.source, x.start_at, x.end_at FROM typed x WHERE x.action <> 'none' AND x.is_total
+    UNION ALL SELECT x.old_type, x.old_source, x.old_start_at, x.old_end_at FROM typed x WHERE x.action = 'replace' AND x.old_is_total
   )
-  -- (revived runs whether read or not, as every data-modifying WITH does.)
-  SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM replaced)
-  INTO n_inserted, n_replaced;
+  SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM replaced),
+         (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
+         (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
+          FROM (SELECT x.day, x.type, x.source,
+                       array_agg(health_store.sample_facts_of(x.kind, x.value, x.start_at, x.end_at, x.uuid, x.activity_type,
+                                                              x.duration_s, x.distance_m, x.energy_kcal)) AS samples
+                FROM typed x
+                WHERE x.action = 'insert'
+                  AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = x.day AND r.type = x.type AND r.source = x.source)
+                GROUP BY x.day, x.type, x.source) g),
+         (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
+         (SELECT max(x.end_at) FROM typed x WHERE x.action = 'insert'),
+         EXISTS (SELECT 1 FROM typed x WHERE x.action IN ('replace', 'revive'))
+  INTO n_inserted, n_replaced, v_keys, v_added, v_spans, v_newest, v_fall;
 
-  changes := health_store.sample_changes_of(v_before, p_rows, p_origin);
+  changes := ROW(v_keys, v_added, v_spans, greatest(v_before.newest, v_newest),
+                 coalesce(v_before.newest_may_fall, false) OR v_fall)::health_store.sample_changes;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid) IS
   'Inserts, replaces and revives the samples of one batch of one person as sample_action says (an imported record that is a pushed sample is matched, a pushed sample drops the imported samples it is); returns the counts and what changed. Caller holds the person lock.';
-
--- What writing a batch changed (write_samples), from what its twins changed before (p_before)
--- and each row's action (sample_action): keys a replaced row left or joined and a revived one
--- joined are recomputed; every other key only gained the inserted samples, merged into what it
--- holds; spans of rule total written, old spans of replaced rows too.
-CREATE OR REPLACE FUNCTION health_store.sample_changes_of(
-  p_before health_store.sample_changes,
-  p_rows   health_store.incoming_sample[],
-  p_origin health_store.sample_origin)
-RETURNS health_store.sample_changes
-LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  WITH acted AS (
-    SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
-                                           p_origin = 'export' AND r.twins IS NOT NULL) AS action
-    FROM unnest(p_rows) r
-  ),
-  recompute AS (
-    SELECT k.day, k.type, k.source FROM unnest(p_before.keys) k
-    UNION SELECT a.day, a.type, a.source FROM acted a WHERE a.action IN ('replace', 'revive')
-    UNION SELECT a.old_day, a.old_type, a.old_source FROM acted a WHERE a.action = 'replace'
-  ),
-  spans AS (
-    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(p_before.spans) s
-    UNION ALL SELECT a.type, a.source, a.start_at, a.end_at FROM acted a WHERE a.action <> 'none' AND a.is_total
-    UNION ALL SELECT a.old_type, a.old_source, a.old_start_at, a.old_end_at FROM acted a WHERE a.action = 'replace' AND a.old_is_total
-  )
-  SELECT ROW(
-    (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
-    (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
-     FROM (SELECT a.day, a.type, a.source,
-                  array_agg(health_store.sample_facts_of(a.kind, a.value, a.start_at, a.end_at, a.uuid, a.activity_type,
-                                                         a.duration_s, a.distance_m, a.energy_kcal)) AS samples
-           FROM acted a
-           WHERE a.action = 'insert'
-             AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = a.day AND r.type = a.type AND r.source = a.source)
-           GROUP BY a.day, a.type, a.source) g),
-    (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
-    greatest(p_before.newest, (SELECT max(a.end_at) FROM acted a WHERE a.action = 'insert')),
-    coalesce(p_before.newest_may_fall, false) OR EXISTS (SELECT 1 FROM acted a WHERE a.action IN ('replace', 'revive'))
-  )::health_store.sample_changes
-$$;
-
-COMMENT ON FUNCTION health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.sample_origin) IS
-  'What writing a batch changed, from what its twins changed and each row''s action: keys to recompute (replaced and revived rows), samples only added per other key, spans of rule total, the latest end written, whether the newest end may have moved back.';
 
 -- What samples leaving or joining the held ones changed (rows removed, marked, unmarked or
 -- moved to another day; their day, series and span as they were): their keys are recomputed,
@@ -406,6 +426,8 @@ CREATE OR REPLACE FUNCTION health_store.store_samples(
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+-- Numbers compared as full_payload writes them (compact_payload, 10_rules.sql).
+SET extra_float_digits = 1
 AS $$
 DECLARE
   v_tz       text;
@@ -414,6 +436,14 @@ DECLARE
   v_rows     health_store.incoming_sample[];
   v_written  record;
 BEGIN
+  -- Until the samples have statistics (autovacuum analyzes a new table within a minute or so),
+  -- every statement of the batch is planned for it, with the tables as they are now: a plan
+  -- cached while they were nearly empty took any index for a primary-key probe and read every
+  -- sample of the person for each one once they were thousands (3 to 7 s a batch, measured).
+  -- After that, cached plans are right and cost nothing to make again.
+  IF (SELECT c.reltuples < 0 FROM pg_class c WHERE c.oid = 'health_store.sample_rows'::regclass) THEN
+    PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
+  END IF;
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
   -- Twins are looked for only where they can be: one index probe for a person who never
   -- imported, three aggregates for one who never pushed.
@@ -524,7 +554,6 @@ REVOKE EXECUTE ON FUNCTION
   health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean),
   health_store.add_series(text, health_store.incoming_sample[]),
   health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid),
-  health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.sample_origin),
   health_store.changes_of_rows(text, date[], integer[], timestamptz[], timestamptz[]),
   health_store.apply_sample_changes(text, health_store.sample_changes, boolean),
   health_store.note_newest_end(text),
