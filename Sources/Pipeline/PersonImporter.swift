@@ -35,9 +35,12 @@ public struct PersonImporter: Sendable {
         let settings = try files.first { $0.kind == "settings" }.map { try Self.read($0, in: directory) }
         if let settings { try people.restoreSettings(settings, person: person) }
         var summary = PersonImportSummary()
-        let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run([directory.appendingPathComponent("healthd").path])
-        summary.samples += healthd.samples
-        summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
+        // A person with no healthd sample (Stridee alone, say) has no healthd folder.
+        if files.contains(where: { $0.kind == "healthd" }) {
+            let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run([directory.appendingPathComponent("healthd").path])
+            summary.samples += healthd.samples
+            summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
+        }
         for file in files where !["healthd", "settings", "deletions"].contains(file.kind) {
             do {
                 try store(file, bytes: try Self.read(file, in: directory), person: person, into: &summary)

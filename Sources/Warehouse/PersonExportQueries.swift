@@ -33,7 +33,7 @@ enum PersonExportQueries {
           'occasionStart', health_store.reference_stamp(date_trunc('second', s.run_start)),
           'occasionEnd', health_store.reference_stamp(date_trunc('second', s.run_end) + interval '1 second'),
           'samples', s.payloads)::text
-        FROM stamped s ORDER BY s.origin DESC, s.export_id, s.chunk
+        FROM stamped s ORDER BY s.origin COLLATE "C" DESC, s.export_id, s.chunk
         """
 
     /// `healthkit.v1` bodies of the Stridee workouts: the header as sent, each stream as
@@ -71,8 +71,8 @@ enum PersonExportQueries {
 
     /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body.
     static let wellnessBodies = """
-        SELECT count(*), json_build_object('items', json_agg(x.item ORDER BY x.kind, x.start_at))::text
-        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER (ORDER BY w.kind, w.start_at) - 1) / $2 AS chunk
+        SELECT count(*), json_build_object('items', json_agg(x.item ORDER BY x.kind COLLATE "C", x.start_at))::text
+        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER (ORDER BY w.kind COLLATE "C", w.start_at) - 1) / $2 AS chunk
               FROM health_store.wellness_items w WHERE w.person = $1) x
         GROUP BY x.chunk ORDER BY x.chunk
         """

@@ -116,7 +116,7 @@ struct FixtureImportTests {
 
             // Routes: the GPX with its extensions; the inline points with -1 (not available) as NULL.
             let gpx = try db.rows("""
-                SELECT p.seq, p.t, p.lat, p.lon, p.altitude_m, p.speed_mps, p.course_deg, p.horizontal_accuracy_m, p.vertical_accuracy_m
+                SELECT p.seq, to_char(p.t AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS"+00"'), p.lat, p.lon, p.altitude_m, p.speed_mps, p.course_deg, p.horizontal_accuracy_m, p.vertical_accuracy_m
                 FROM health.workout_route_points p JOIN health.workouts w USING (person, uuid)
                 WHERE w.activity_type = 37 ORDER BY p.seq
                 """)

@@ -127,6 +127,40 @@ struct PersonTests {
         }
     }
 
+    @Test("a Stridee ride's heart rate, power and cadence come back point for point through export and import, whatever the database's collation")
+    func streamsRoundTrip() throws {
+        let folder = NSTemporaryDirectory() + "hw-person-streams-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestPostgres.withDatabase { db in
+            let times = (0..<6).map { "2026-10-01T06:0\(3 + $0):1\($0)Z" }
+            func stream(_ base: Double) -> String {
+                "[" + times.enumerated().map { StrideeBody.sample($0.element, String(base + Double($0.offset) * 1.5)) }
+                    .joined(separator: ",") + "]"
+            }
+            let body = StrideeBody.workout(["serverType": "\"CYCLING\"", "activityType": "13", "heartRate": stream(121),
+                                            "runningPower": stream(240), "cyclingPower": stream(201), "cyclingCadence": stream(84)])
+            let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
+            _ = try StrideeStore(pool: pool).storeWorkout(try StrideeDecoder.decodeWorkout(Array(body.utf8)), person: "rider",
+                                                          connect: true, bodySHA256: SHA256.hash(Array(body.utf8)))
+            pool.close()
+            let points = "SELECT stream || ' ' || t::text || ' ' || value || ' ' || unit FROM health.workout_streams WHERE person = 'rider' ORDER BY 1"
+            let before: [String] = try db.query(points).map { try $0.decode(0) }
+            #expect(before.count == 24, "six points in each of the four streams: \(before)")
+
+            let url = ["--database-url", db.connectionString]
+            #expect(try CLIProcess.run(["person", "export", "rider", "--to", "\(folder)/out"] + url).status == 0)
+            let written = try String(contentsOfFile: "\(folder)/out/workouts/\(StrideeBody.uuid.lowercased()).json", encoding: .utf8)
+            for name in ["heartRate", "runningPower", "cyclingPower", "cyclingCadence"] {
+                #expect(written.contains("\"\(name)\": [{"), "the body names the \(name) stream as healthkit.v1 does")
+            }
+            #expect(try CLIProcess.run(["person", "delete", "rider", "--yes"] + url).status == 0)
+            let imported = try CLIProcess.run(["person", "import", "rider", "--from", "\(folder)/out"] + url)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let after: [String] = try db.query(points).map { try $0.decode(0) }
+            #expect(after == before, "every stream point back: \(Self.firstDifference(before, after))")
+        }
+    }
+
     static func firstDifference(_ a: [String], _ b: [String]) -> String {
         let onlyA = Set(a).subtracting(b).sorted().first, onlyB = Set(b).subtracting(a).sorted().first
         return "before only: \(onlyA ?? "-") | after only: \(onlyB ?? "-")"

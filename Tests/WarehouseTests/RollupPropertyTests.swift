@@ -326,7 +326,7 @@ struct RollupPropertyTests {
              FROM health.samples a WHERE a.type = 'HKWorkoutTypeIdentifier' AND a.kind = 'workout'
              """),
             ("unknown_types", "person, type, kind, samples, first_start_at, last_start_at", "person, type", """
-             SELECT s.person, s.type, min(s.kind) AS kind, count(*) AS samples, min(s.start_at) AS first_start_at, max(s.start_at) AS last_start_at
+             SELECT s.person, s.type, min(s.kind COLLATE "C") AS kind, count(*) AS samples, min(s.start_at) AS first_start_at, max(s.start_at) AS last_start_at
              FROM health.samples s WHERE NOT EXISTS (SELECT 1 FROM health.catalog c WHERE c.type = s.type)
              GROUP BY s.person, s.type
              """),

@@ -34,7 +34,7 @@ g AS (
          bool_or(r.per_source_winner) AS per_source_winner,
          min(r.metric) AS metric,
          min(r.unit) AS unit,
-         min(r.kind) AS kind,
+         min(r.kind COLLATE "C") COLLATE "default" AS kind,  -- byte order; the column keeps its collation
          sum(r.samples)::bigint AS samples,
          sum(r.n_values)::bigint AS n_values,
          min(r.first_start_at) AS first_start_at,

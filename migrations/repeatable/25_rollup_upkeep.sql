@@ -298,7 +298,7 @@ BEGIN
   FROM health_store.calc_day_type v
   WHERE v.person = p_person
   -- Day-major, as batches arriving in time order leave them: the views read by day.
-  ORDER BY v.day, v.type;
+  ORDER BY v.day, v.type COLLATE "C";
 
   UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
   FROM health_store.rollup_day_type d
@@ -325,11 +325,12 @@ DECLARE
   v_person text;
 BEGIN
   FOR v_person IN
-    SELECT DISTINCT x.person FROM (
+    SELECT x.person FROM (
       SELECT s.person FROM health_store.samples s WHERE p_person IS NULL
       UNION SELECT r.person FROM health_store.rollup_source r WHERE p_person IS NULL
       UNION SELECT p_person WHERE p_person IS NOT NULL) x
-    ORDER BY x.person
+    GROUP BY x.person
+    ORDER BY x.person COLLATE "C"
   LOOP
     PERFORM health_store.lock_person(v_person);
     PERFORM health_store.rebuild_coverings(v_person);
@@ -340,7 +341,7 @@ BEGIN
     INSERT INTO health_store.rollup_source (person, type, day, source, rule, per_source_winner, metric, unit, total, rank, agg)
     SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit, v.total, v.rank, v.agg
     FROM health_store.calc_source v WHERE v.person = v_person
-    ORDER BY v.day, v.type, v.source;
+    ORDER BY v.day, v.type COLLATE "C", v.source COLLATE "C";
 
     PERFORM health_store.refresh_person_derived(v_person, NULL);
   END LOOP;

@@ -199,7 +199,9 @@ BEGIN
     'start', p_header->>'startDate',
     'end', p_header->>'endDate',
     'activityType', (p_header->>'activityType')::integer,
-    'activityName', lower(p_header->>'serverType'),
+    -- Lower-cased in the C collation: ASCII only, whatever the database's (an ICU tr-TR
+    -- lowers I to a dotless ı).
+    'activityName', lower(p_header->>'serverType' COLLATE "C"),
     'durationSeconds', (p_header->>'duration')::double precision,
     'stridee', p_header)
     || jsonb_strip_nulls(jsonb_build_object(

@@ -493,7 +493,7 @@ COMMENT ON COLUMN health.quarantine.raw IS 'The sample exactly as sent (JSON obj
 ---------------------------------------------------------------------------------------------
 -- health.unknown_types
 CREATE OR REPLACE VIEW health.unknown_types AS
-SELECT d.person, d.type, min(d.kind) AS kind, sum(d.samples)::bigint AS samples,
+SELECT d.person, d.type, min(d.kind COLLATE "C") COLLATE "default" AS kind, sum(d.samples)::bigint AS samples,
        min(d.first_start_at) AS first_start_at, max(d.last_start_at) AS last_start_at
 FROM health_store.rollup_day_type d
 WHERE d.rule IS NULL

@@ -133,7 +133,7 @@ BEGIN
     FROM (SELECT k.type, count(*) AS n FROM unnest(v_marked) k GROUP BY k.type) m
     JOIN unnest(v_types, v_held) AS h(type, n) ON h.type = m.type
     WHERE m.n > 0.2 * h.n
-    ORDER BY m.n::numeric / h.n DESC, m.type
+    ORDER BY m.n::numeric / h.n DESC, m.type COLLATE "C"
     LIMIT 1;
     IF FOUND THEN
       RAISE EXCEPTION 'reconciling would mark % of the % samples of % held before the export''s date deleted (more than 20 %%): refused, nothing marked',
@@ -154,7 +154,7 @@ BEGIN
   SELECT k.type, date_trunc('month', k.day)::date, count(*)
   FROM unnest(v_marked) k
   GROUP BY 1, 2
-  ORDER BY 1, 2;
+  ORDER BY k.type COLLATE "C", 2;
 END
 $$;
 

@@ -317,10 +317,18 @@ RETURN to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
 COMMENT ON FUNCTION health_store.micro_stamp(timestamptz) IS
   'An instant as ISO 8601 UTC with microseconds (2026-08-21T08:25:30.250000Z): exact to a stored timestamptz.';
 
--- A stream kind's name in a healthkit.v1 body: heart_rate → heartRate.
+-- A stream kind's name in a healthkit.v1 body: heart_rate → heartRate. The letter after each
+-- underscore is raised by translate over ASCII alone, never by upper() or initcap(), whose idea
+-- of a letter and of a word follows the database's collation (under an ICU one initcap reads
+-- heart_rate as one word).
 CREATE OR REPLACE FUNCTION health_store.body_name(stream text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN lower(left(replace(initcap(stream), '_', ''), 1)) || substr(replace(initcap(stream), '_', ''), 2);
+BEGIN ATOMIC
+  SELECT string_agg(CASE WHEN w.n = 1 THEN w.part
+                         ELSE translate(left(w.part, 1), 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')
+                              || substr(w.part, 2) END, '' ORDER BY w.n)
+  FROM unnest(string_to_array(stream, '_')) WITH ORDINALITY AS w(part, n);
+END;
 
 COMMENT ON FUNCTION health_store.body_name(text) IS
   'A stream kind''s member name in a healthkit.v1 body (heart_rate → heartRate).';
