@@ -232,7 +232,8 @@ struct FixtureImportTests {
             #expect(out.stderr.contains("error: \(file.path): line \(broken + 1): Record skipped: "), "\(out.stderr)")
             #expect(out.stderr.contains("route /workout-routes/route_2024-03-10_6.00pm.gpx skipped: the export holds no such file"))
             let json = try #require(try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [String: Any])
-            #expect(Set(json.keys) == ["records_read", "new", "duplicates", "matched", "skipped", "workouts", "routes", "activity_summaries", "seconds"])
+            #expect(Set(json.keys) == ["records_read", "new", "duplicates", "matched", "skipped", "quarantined", "workouts", "routes",
+                                       "activity_summaries", "seconds"])
             #expect(json["skipped"] as? Int == 2)
             #expect(json["records_read"] as? Int == 27)
             #expect(!out.stderr.contains("\r"), "no progress bar off a terminal")

@@ -347,9 +347,13 @@ BEGIN
   RETURNING delivery_id INTO v_delivery;
   UPDATE health_store.persons SET last_delivery_id = v_delivery WHERE person = p_person;
 
-  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw)
-  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw'
-  FROM jsonb_array_elements(p_quarantine) AS q;
+  -- An export's record is quarantined once per person however often it is read (its
+  -- attributes' hash); a pushed sample once per delivery that carried it.
+  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw, raw_sha256)
+  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw',
+         CASE WHEN p_origin = 'export' THEN sha256(convert_to(q->>'raw', 'UTF8')) END
+  FROM jsonb_array_elements(p_quarantine) AS q
+  ON CONFLICT (person, raw_sha256) WHERE raw_sha256 IS NOT NULL DO NOTHING;
 
   RETURN QUERY SELECT v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced - v_matched,
                       v_replaced, v_quarantined, v_matched;

@@ -487,8 +487,8 @@ COMMENT ON COLUMN health.quarantine.received_at IS 'When the batch carrying the 
 COMMENT ON COLUMN health.quarantine.export_id IS 'exportId of that batch''s run.';
 COMMENT ON COLUMN health.quarantine.batch_sequence IS 'batchSequence of that batch.';
 COMMENT ON COLUMN health.quarantine.position IS 'Position of the sample in the batch.';
-COMMENT ON COLUMN health.quarantine.reason IS 'Why the sample was not stored (the key missing or mistyped).';
-COMMENT ON COLUMN health.quarantine.raw IS 'The sample exactly as sent (JSON object text, or the CSV row).';
+COMMENT ON COLUMN health.quarantine.reason IS 'Why the sample was not stored (a key missing or mistyped, a text over 1,024 bytes, an implausible value or date); for a record of the Health app''s export, led by its line in export.xml (line 5120: Record startDate …).';
+COMMENT ON COLUMN health.quarantine.raw IS 'The sample exactly as sent (JSON object text, or the CSV row); for a record or workout of the Health app''s export, its attributes as a JSON object (quarantined once, however often the export is imported).';
 
 ---------------------------------------------------------------------------------------------
 -- health.unknown_types
