@@ -365,11 +365,18 @@ BEGIN
   LOOP
     PERFORM health_store.rebuild_rollups(v_person);
   END LOOP;
+  -- Levels 2 and 3 only, from level 1 as stored (a rule of the day values changed).
+  FOR v_person IN
+    DELETE FROM health_store.migration_tasks WHERE task = 'refresh_derived' RETURNING person
+  LOOP
+    PERFORM health_store.lock_person(v_person);
+    PERFORM health_store.refresh_person_derived(v_person, NULL);
+  END LOOP;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.after_migrate() IS
-  'Runs the work versioned migrations queued in health_store.migration_tasks (rebuilding a person''s rollups under current definitions); called by the migrator at the end of each run.';
+  'Runs the work versioned migrations queued in health_store.migration_tasks (rebuilding a person''s rollups, or only their levels 2 and 3, under current definitions); called by the migrator at the end of each run.';
 
 -- Every difference between one person's stored rollups and a recompute. Empty when equal.
 --

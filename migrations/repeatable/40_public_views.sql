@@ -82,10 +82,11 @@ SELECT r.person, r.day, r.type, r.metric, r.unit, r.source, r.total::double prec
        health_store.is_partial_in(r.day, st.time_zone) AS is_partial
 FROM health_store.rollup_source r
 LEFT JOIN health_store.settings st ON st.person = r.person
-WHERE r.per_source_winner;
+-- A night with no minute asleep from any source has no ranking, so no row (calc_day_type).
+WHERE r.per_source_winner AND r.rank IS NOT NULL;
 
 COMMENT ON VIEW health.daily_source_totals IS
-  'Each source''s own day total for the per-source types (rules total and sleep), ranked: one row per person, local day, type and source. The winner (rank 1) is the day''s value in daily_totals; never add sources up.';
+  'Each source''s own day total for the per-source types (rules total and sleep), ranked: one row per person, local day, type and source. The winner (rank 1) is the day''s value in daily_totals; never add sources up. A night with no minute asleep from any source (time in bed only) has no sleep row.';
 COMMENT ON COLUMN health.daily_source_totals.person IS 'Whose data.';
 COMMENT ON COLUMN health.daily_source_totals.day IS 'Local date in the person''s time zone (written offsets when none is set); sleep counts on the day of waking.';
 COMMENT ON COLUMN health.daily_source_totals.type IS 'Apple type identifier (a health.catalog type of rule total or sleep).';
@@ -105,10 +106,11 @@ SELECT d.person, d.day, d.type, d.metric, d.unit, d.value, d.source, d.alternati
        health_store.is_partial_in(d.day, st.time_zone) AS is_partial
 FROM health_store.rollup_day_type d
 LEFT JOIN health_store.settings st ON st.person = d.person
-WHERE d.per_source_winner;
+-- A night with no minute asleep from any source has no day value, so no row (calc_day_type).
+WHERE d.per_source_winner AND d.ranked_sources IS NOT NULL;
 
 COMMENT ON VIEW health.daily_totals IS
-  'The day value of each per-source type (rules total and sleep): one source''s total, the winner, never a sum across sources; one row per person, local day and type with data.';
+  'The day value of each per-source type (rules total and sleep): one source''s total, the winner, never a sum across sources; one row per person, local day and type with data. A night with no minute asleep from any source (time in bed only) has no sleep row: it is not a night of 0 minutes asleep.';
 COMMENT ON COLUMN health.daily_totals.person IS 'Whose data.';
 COMMENT ON COLUMN health.daily_totals.day IS 'Local date in the person''s time zone (written offsets when none is set); sleep counts on the day of waking.';
 COMMENT ON COLUMN health.daily_totals.type IS 'Apple type identifier (a health.catalog type of rule total or sleep).';
@@ -130,11 +132,11 @@ LEFT JOIN health_store.settings st ON st.person = d.person
 WHERE d.rule = 'sleep';
 
 COMMENT ON VIEW health.daily_sleep IS
-  'Sleep per night, counted on the local day of waking (the day a sample ends): one row per person and day with sleep. Every minute column is the winning source''s.';
+  'Sleep per night, counted on the local day of waking (the day a sample ends): one row per person and day with sleep samples. Every minute column is the winning source''s. A night with only time in bed (an iPhone alone records no sleep) is listed with asleep_min NULL and the time in bed measured.';
 COMMENT ON COLUMN health.daily_sleep.person IS 'Whose data.';
 COMMENT ON COLUMN health.daily_sleep.day IS 'Local date of waking: the date of the samples'' end in the person''s time zone (written offsets when none is set).';
-COMMENT ON COLUMN health.daily_sleep.source IS 'The winning source: the most minutes asleep (ties: first in byte order), unless a fixed priority is set.';
-COMMENT ON COLUMN health.daily_sleep.asleep_min IS 'Minutes asleep: core + deep + REM + unspecified (values 1, 3, 4, 5); in bed and awake are not sleep.';
+COMMENT ON COLUMN health.daily_sleep.source IS 'The winning source: the most minutes asleep (ties: first in byte order), unless a fixed priority is set; a source with no minute asleep never wins over one with some. On a night with no minute asleep from any source, the source with the most time in bed.';
+COMMENT ON COLUMN health.daily_sleep.asleep_min IS 'Minutes asleep: core + deep + REM + unspecified (values 1, 3, 4, 5); in bed and awake are not sleep. NULL on a night no source recorded a minute asleep (not 0: leave it out of averages).';
 COMMENT ON COLUMN health.daily_sleep.core_min IS 'Minutes in core sleep (value 3, asleepCore).';
 COMMENT ON COLUMN health.daily_sleep.deep_min IS 'Minutes in deep sleep (value 4, asleepDeep).';
 COMMENT ON COLUMN health.daily_sleep.rem_min IS 'Minutes in REM sleep (value 5, asleepREM).';
@@ -142,7 +144,7 @@ COMMENT ON COLUMN health.daily_sleep.unspecified_min IS 'Minutes asleep with no 
 COMMENT ON COLUMN health.daily_sleep.awake_min IS 'Minutes awake (value 2); not sleep.';
 COMMENT ON COLUMN health.daily_sleep.in_bed_min IS 'Minutes in bed (value 0); not sleep.';
 COMMENT ON COLUMN health.daily_sleep.unknown_min IS 'Minutes of values with no known stage (outside 0–5, sent without a name); counted nowhere else.';
-COMMENT ON COLUMN health.daily_sleep.alternatives IS 'JSON object {source: minutes asleep} of the other sources that night; {} when there are none.';
+COMMENT ON COLUMN health.daily_sleep.alternatives IS 'JSON object {source: minutes asleep} of the other sources that night; {} when there are none, and on a night with no minute asleep.';
 COMMENT ON COLUMN health.daily_sleep.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
 
 ---------------------------------------------------------------------------------------------
@@ -306,7 +308,7 @@ COMMENT ON COLUMN health.daily_summary.active_energy_kcal IS 'Active energy in k
 COMMENT ON COLUMN health.daily_summary.basal_energy_kcal IS 'Basal energy in kilocalories: the winning source''s total.';
 COMMENT ON COLUMN health.daily_summary.exercise_min IS 'Exercise minutes: the winning source''s total.';
 COMMENT ON COLUMN health.daily_summary.stand_min IS 'Stand minutes: the winning source''s total.';
-COMMENT ON COLUMN health.daily_summary.sleep_min IS 'Minutes asleep for the night ending this day: the winning source''s (stages 1, 3, 4, 5).';
+COMMENT ON COLUMN health.daily_summary.sleep_min IS 'Minutes asleep for the night ending this day: the winning source''s (stages 1, 3, 4, 5); NULL when no source recorded a minute asleep (a night with only time in bed is not 0).';
 COMMENT ON COLUMN health.daily_summary.heart_rate_min IS 'Lowest heart rate reading, beats per minute (count/min), any source.';
 COMMENT ON COLUMN health.daily_summary.heart_rate_mean IS 'Mean heart rate, beats per minute, across sources.';
 COMMENT ON COLUMN health.daily_summary.heart_rate_max IS 'Highest heart rate reading, beats per minute, any source.';
