@@ -11,7 +11,7 @@ struct DaysPage {
         self.period = period
         var names = page.winners.values.flatMap { $0.values.flatMap { [$0.source] + $0.alternatives.map(\.source) } }
         names += page.sleep.values.map(\.source) + page.workouts.map(\.source)
-        sources = SourceKeys(names)
+        sources = SourceKeys(names, shownNames: page.sourceNames)
     }
 
     /// The whole document.

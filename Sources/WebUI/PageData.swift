@@ -24,6 +24,8 @@ struct PageData: Sendable {
     var healthKit: [LocalDay: [String: HealthKitCheck]] = [:]
     /// What the views leave out, and why (all time).
     var leftOut = LeftOut()
+    /// The names shown for the person's sources that have one (`health.sources`), by identifier.
+    var sourceNames: [String: String] = [:]
 
     /// The timestamps' zone as shown beside them.
     var zoneLabel: String { timeZone ?? "UTC" }

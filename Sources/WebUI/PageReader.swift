@@ -26,6 +26,7 @@ struct PageReader {
             page.workouts = try workouts(range + [page.zoneLabel])
             page.healthKit = try healthKit(range)
             page.leftOut = try leftOut(person: person)
+            page.sourceNames = try sourceNames(person: person)
             return page
         }
     }
@@ -145,6 +146,18 @@ struct PageReader {
                               heartRateMin: try row.decodeIfPresent(10), heartRateMean: try row.decodeIfPresent(11),
                               heartRateMax: try row.decodeIfPresent(12), routePoints: try row.decodeIfPresent(13))
         }
+    }
+
+    /// The names shown for the person's sources that have one (`health.sources`): set by the
+    /// person or learned from the Health app's export; `only` limits it to one source.
+    func sourceNames(person: String, only source: String? = nil) throws -> [String: String] {
+        var names: [String: String] = [:]
+        for row in try connection.query("""
+            SELECT source, name FROM health.sources WHERE person = $1 AND named_by IS NOT NULL AND ($2::text IS NULL OR source = $2)
+            """, [person, source]) {
+            names[try row.decode(0)] = try row.decode(1)
+        }
+        return names
     }
 
     func healthKit(_ range: [(any PostgresBindable)?]) throws -> [LocalDay: [String: HealthKitCheck]] {

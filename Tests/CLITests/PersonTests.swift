@@ -43,7 +43,7 @@ struct PersonTests {
 
     /// A person filled through every way in: healthd bodies (`ingest`), Stridee workouts with
     /// streams and routes and wellness bodies, an Apple Health export (samples, routes, activity
-    /// summaries), a time zone, a source priority and a staleness setting.
+    /// summaries), a time zone, a source priority, a source's name and a staleness setting.
     static func fill(_ db: TestDatabase, person: String, folder: String, days: Int, seed: Int) throws {
         let generated = try CLIProcess.run(["generate", "--days", "\(days)", "--start", "2026-03-01", "--seed", "\(seed)",
                                             "--out", "\(folder)/backlog", "--stridee-out", "\(folder)/stridee"])
@@ -72,6 +72,7 @@ struct PersonTests {
             SELECT min(source) FROM health_store.samples WHERE person = $1 AND type = 'HKQuantityTypeIdentifierStepCount'
             """, [person], as: String.self))
         try db.query("SELECT health.set_source_priority($1, 'HKQuantityTypeIdentifierStepCount', ARRAY[$2])", [person, source])
+        try db.query("SELECT health.set_source_name($1, $2, 'My phone')", [person, source])
         try db.query("SELECT health.set_stale_after($1, interval '9 hours')", [person])
     }
 

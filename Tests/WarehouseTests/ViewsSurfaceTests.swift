@@ -288,12 +288,17 @@ struct ViewsSurfaceTests {
             ("time_zone", "text"),
             ("stale_after", "interval"),
         ]),
+        ("sources", [
+            ("person", "text"), ("source", "text"), ("name", "text"), ("named_by", "text"), ("samples", "bigint"),
+            ("first_day", "date"), ("last_day", "date"),
+        ]),
     ]
 
     static let functions = [
         "set_time_zone(person text, tz text)",
         "set_source_priority(person text, type text, sources text[])",
         "set_stale_after(person text, stale_after interval)",
+        "set_source_name(person text, source text, name text)",
         "today(person text)",
         "is_partial(person text, day date)",
     ]
@@ -410,6 +415,7 @@ struct ViewsSurfaceTests {
                 "SELECT health.set_time_zone('p', 'Europe/Berlin')",
                 "SELECT health.set_source_priority('p', 'HKQuantityTypeIdentifierStepCount', ARRAY['x'])",
                 "SELECT health.set_stale_after('p', interval '1 hour')",
+                "SELECT health.set_source_name('p', 'phone', 'My phone')",
                 "SELECT health_store.rebuild_rollups('p')",
                 "CREATE TABLE health.mine (x int)",
             ]

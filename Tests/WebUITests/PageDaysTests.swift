@@ -58,4 +58,23 @@ struct PageDaysTests {
             #expect(!page.contains("<title>\(bedDay): 0 min"), "nothing charted as 0 minutes asleep")
         }
     }
+
+    @Test("a source is shown by its name, the identifier in its title (on hover), both escaped; one without a name by its identifier")
+    func sourceNames() throws {
+        try TestPostgres.withDatabase { db in
+            let server = try PageServer(db)
+            let watch = "com.apple.health.14452A08-5697-4892-A7A3-66C27B1C2E64", odd = #"com.example"><img src=x>"#
+            try server.storeSteps(token: nil, source: watch, values: [(utcStamp(daysAgo: 1), 5000)])
+            try server.storeSteps(token: nil, source: odd, values: [(utcStamp(daysAgo: 1), 1000)])
+            try server.storeSteps(token: nil, source: "com.example.plain", values: [(utcStamp(daysAgo: 1), 10)])
+            try db.query("SELECT health.set_source_name('default', $1, $2)", [watch, #"Anna's <script>alert(1)</script> "Watch""#])
+            try db.query("SELECT health.set_source_name('default', $1, 'Odd one')", [odd])
+            let page = try server.get("/ui").bodyText
+            #expect(page.contains(#"<span class="named" title="com.apple.health.14452A08-5697-4892-A7A3-66C27B1C2E64">Anna&#39;s &lt;script&gt;alert(1)&lt;/script&gt; &quot;Watch&quot;</span>"#),
+                    "\(page)")
+            #expect(page.contains(#"<span class="named" title="com.example&quot;&gt;&lt;img src=x&gt;">Odd one</span>"#))
+            #expect(page.contains("<dd>com.example.plain</dd>"))
+            #expect(!page.contains("<script>alert") && !page.contains("<img src=x>"))
+        }
+    }
 }

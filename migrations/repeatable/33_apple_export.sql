@@ -20,6 +20,10 @@
 -- Both are cheap for a person who never had the other kind: one index probe decides there is
 -- nothing to look for.
 --
+-- Names. Either way, a twin tells what the export calls the pushed sample's source: the
+-- export's sourceName ("Anna's Apple Watch") for healthd's bundle identifier
+-- (com.apple.health.14452A08-…). note_source_names keeps it (health.sources shows it).
+--
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
 -- The earliest instant a person's pushed samples can start: the earliest window of their
@@ -39,18 +43,43 @@ $$;
 COMMENT ON FUNCTION health_store.pushed_from(text) IS
   'The earliest start a person''s pushed samples can have (their healthd batches'' earliest windowStart, their earliest Stridee workout); NULL when they never pushed anything.';
 
+-- The names an export's records give the sources of their pushed twins: each pushed source
+-- with the export's name for it, kept as learned (named_by export) unless the same name; a
+-- name the person set stays what is shown. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.note_source_names(p_person text, p_sources text[], p_names text[]) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  INSERT INTO health_store.source_names AS n (person, source, named_by, name)
+  SELECT DISTINCT ON (u.source) p_person, u.source, 'export', u.name
+  FROM unnest(p_sources, p_names) AS u(source, name)
+  WHERE u.source <> u.name AND u.name <> ''
+  -- One name per source and call, the same whatever order the records came in.
+  ORDER BY u.source, u.name COLLATE "C"
+  ON CONFLICT ON CONSTRAINT source_names_pkey DO UPDATE SET name = excluded.name
+  WHERE n.name IS DISTINCT FROM excluded.name;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.note_source_names(text, text[], text[]) IS
+  'Keeps, for each pushed source, the name an export''s twin record gives it (named_by export). Called by drop_pushed_twins and drop_export_twins under the person lock.';
+
 -- An import's batch without the records a pushed sample already holds (same type, span and
 -- reading, any source), and how many those were. The samples are healthd-shaped objects
 -- (store_batch's p_samples). Only records from where the person's pushed samples begin are
--- looked up, each by the sources that person has that type from on the days around it.
+-- looked up, each by the sources that person has that type from on the days around it. The
+-- pushed sample's source learns the record's name (note_source_names).
 CREATE OR REPLACE FUNCTION health_store.drop_pushed_twins(p_person text, p_samples jsonb,
                                                           OUT samples jsonb, OUT matched integer)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_from  timestamptz := health_store.pushed_from(p_person);
-  v_twins bigint[];
+  v_from    timestamptz := health_store.pushed_from(p_person);
+  v_twins   bigint[];
+  v_sources text[];
+  v_names   text[];
 BEGIN
   samples := p_samples;
   matched := 0;
@@ -68,20 +97,26 @@ BEGIN
     FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
     LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
   )
-  SELECT array_agg(x.pos) INTO v_twins
-  FROM x
-  WHERE CASE WHEN x.start_at > v_from - interval '1 second' THEN EXISTS (
-          SELECT 1
-          FROM health_store.rollup_source r
-          JOIN health_store.samples h ON h.person = r.person AND h.type = r.type AND h.source = r.source
-          WHERE r.person = p_person AND r.type = x.type AND r.day BETWEEN x.start_day - 1 AND x.end_day + 1
-            AND h.origin <> 'export'
-            AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
-                                     x.start_at, x.end_at, x.value, x.s->'value')) ELSE false END;
+  , t AS (
+    SELECT x.pos, x.s->>'source' AS name, (
+             SELECT h.source
+             FROM health_store.rollup_source r
+             JOIN health_store.samples h ON h.person = r.person AND h.type = r.type AND h.source = r.source
+             WHERE r.person = p_person AND r.type = x.type AND r.day BETWEEN x.start_day - 1 AND x.end_day + 1
+               AND h.origin <> 'export'
+               AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
+                                        x.start_at, x.end_at, x.value, x.s->'value')
+             LIMIT 1) AS held_source
+    FROM x
+    WHERE x.start_at > v_from - interval '1 second'
+  )
+  SELECT array_agg(t.pos), array_agg(t.held_source), array_agg(t.name) INTO v_twins, v_sources, v_names
+  FROM t WHERE t.held_source IS NOT NULL;
   IF v_twins IS NULL THEN
     RETURN;
   END IF;
   matched := cardinality(v_twins);
+  PERFORM health_store.note_source_names(p_person, v_sources, v_names);
   SELECT coalesce(jsonb_agg(e.value ORDER BY e.ordinality), '[]'::jsonb) INTO samples
   FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
   WHERE e.ordinality <> ALL (v_twins);
@@ -133,6 +168,8 @@ AS $$
 DECLARE
   v_old     uuid[];
   v_new     uuid[];
+  v_sources text[];
+  v_names   text[];
   v_keys    health_store.rollup_key[];
   v_spans   health_store.span[];
 BEGIN
@@ -148,10 +185,10 @@ BEGIN
     FROM jsonb_array_elements(p_samples) AS e
     LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
   )
-  SELECT array_agg(t.old_uuid), array_agg(t.new_uuid)
-  INTO v_old, v_new
+  SELECT array_agg(t.old_uuid), array_agg(t.new_uuid), array_agg(t.pushed_source), array_agg(t.name)
+  INTO v_old, v_new, v_sources, v_names
   FROM (
-    SELECT DISTINCT ON (h.uuid) h.uuid AS old_uuid, x.uuid AS new_uuid
+    SELECT DISTINCT ON (h.uuid) h.uuid AS old_uuid, x.uuid AS new_uuid, x.s->>'source' AS pushed_source, h.source AS name
     FROM x
     JOIN health_store.samples h
       ON h.person = p_person AND h.origin = 'export' AND h.type = x.type
@@ -161,6 +198,7 @@ BEGIN
   IF v_old IS NULL THEN
     RETURN;
   END IF;
+  PERFORM health_store.note_source_names(p_person, v_sources, v_names);
 
   WITH gone AS (
     DELETE FROM health_store.samples s
@@ -191,7 +229,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.drop_export_twins(text, jsonb) IS
-  'Deletes the imported samples that the given pushed samples are twins of (same type, span to the second, reading), with their rollups, coverings and route kept right. Called by store_samples for origins healthd and stridee, under the person lock.';
+  'Deletes the imported samples that the given pushed samples are twins of (same type, span to the second, reading), with their rollups, coverings and route kept right, and notes the export''s name of each pushed source. Called by store_samples for origins healthd and stridee, under the person lock.';
 
 -- The route of an imported workout, stored under the workout it belongs to: the imported one,
 -- or the pushed twin it matched (a workout of the same span), unless that pushed workout has a
@@ -264,6 +302,7 @@ COMMENT ON FUNCTION health_store.store_activity_summaries(text, jsonb, timestamp
   'Upserts a person''s activity summaries on (person, day) from [{day, active_energy_kcal, active_energy_goal_kcal, exercise_min, exercise_goal_min, stand_hours, stand_goal_hours, summary}]; returns how many were given.';
 
 REVOKE EXECUTE ON FUNCTION
+  health_store.note_source_names(text, text[], text[]),
   health_store.pushed_from(text),
   health_store.revive_pushed_twins(text, jsonb),
   health_store.drop_pushed_twins(text, jsonb),
