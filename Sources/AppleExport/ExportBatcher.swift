@@ -194,7 +194,7 @@ final class ExportBatcher {
                 batch.summaries.raw(json)
                 batch.summaryCount += 1
             case .failure(let f):
-                skip("ActivitySummary", s.line, f.reason)
+                refuse("ActivitySummary", s.line, f, s.attributes)
             }
             batch.lineEnd = s.line
         case .skipped(let s):
@@ -234,8 +234,8 @@ final class ExportBatcher {
         skipped(SkippedElement(name: name, line: line, reason: reason))
     }
 
-    /// A record or workout the mapping refused: quarantined with the batch when it breaks a
-    /// bound, skipped when it cannot be read; named either way.
+    /// A record, workout or activity summary the mapping refused: quarantined with the batch
+    /// when it breaks a bound, skipped when it cannot be read; named either way.
     private func refuse(_ name: String, _ line: Int, _ failure: MappingFailure, _ attributes: ElementAttributes) {
         guard failure.isBound else { return skip(name, line, failure.reason) }
         batch.quarantine(name, line: line, reason: failure.reason, attributes: attributes)

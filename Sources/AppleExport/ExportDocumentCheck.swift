@@ -40,7 +40,7 @@ public enum ExportDocumentCheck {
             case .activitySummary(let s):
                 switch mapper.activitySummary(s) {
                 case .success(let json): outcome.summaries.append(json)
-                case .failure(let f): outcome.skipped.append(SkippedElement(name: "ActivitySummary", line: s.line, reason: f.reason))
+                case .failure(let f): outcome.skipped.append(SkippedElement(name: "ActivitySummary", line: s.line, reason: f.reason, isQuarantined: f.isBound))
                 }
             case .skipped(let s):
                 outcome.skipped.append(s)

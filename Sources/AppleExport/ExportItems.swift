@@ -63,7 +63,7 @@ public struct SkippedElement: Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     /// Why it was left out.
     public var reason: String
-    /// True for a record or workout quarantined (kept with its reason), not skipped.
+    /// True for a record, workout or activity summary quarantined (kept with its reason), not skipped.
     public var isQuarantined: Bool
 
     /// A skipped (or, with `isQuarantined`, quarantined) element.

@@ -316,7 +316,7 @@ struct ExportMapper: Sendable {
             return .failure(MappingFailure("dateComponents \"\(Self.snippet(a["dateComponents"] ?? ""))\" is not a date"))
         }
         if let reason = Plausibility.instantReason(milliseconds: midnight.milliseconds, latest: latest) {
-            return .failure(MappingFailure("dateComponents \"\(day)\" \(reason)"))
+            return .failure(.bound("dateComponents \"\(day)\" \(reason)"))
         }
         var w = JSONWriter(capacity: 512)
         w.beginObject()
@@ -332,7 +332,7 @@ struct ExportMapper: Sendable {
                 return .failure(MappingFailure("\(attribute) \"\(Self.snippet(text))\" \(unit.map { "(\($0)) " } ?? "")is not a number the warehouse reads"))
             }
             let value = conversion.apply(number)
-            if let reason = Self.rangeReason(value) { return .failure(MappingFailure("\(attribute) \(reason)")) }
+            if let reason = Self.rangeReason(value) { return .failure(.bound("\(attribute) \(reason)")) }
             w.key(key)
             w.number(value)
         }
