@@ -28,7 +28,7 @@ public struct ImportSummary: Sendable, Equatable {
     /// Wall time of the run.
     public var seconds = 0.0
 
-    /// Batches stored (one transaction and delivery row each).
+    /// Batches stored, each with its delivery row (several to a transaction, each in a savepoint).
     public var batches = 0
     /// Elements of the document an earlier run had stored, passed over by this one.
     public var resumedAfter = 0

@@ -6,8 +6,9 @@ public enum PersonStats {
     /// `{"person", "samples", "deliveries", "duplicates", "last_received_at", "newest_sample_end_at"}`,
     /// times in ISO 8601 UTC or `null`.
     public static func jsonText(person: String, on connection: PostgresConnection) throws -> String {
-        // Samples held = inserts summed over deliveries (nothing is ever deleted); cheaper
-        // than counting millions of rows.
+        // Samples = inserts summed over the person's deliveries, cheaper than counting millions
+        // of rows. It equals the rows held except where a row went later: an imported record
+        // a pushed twin replaced counts in both deliveries (a sample marked deleted keeps its row).
         let row = try connection.query("""
             WITH d AS (
               SELECT count(*) AS deliveries, coalesce(sum(inserted), 0) AS samples,

@@ -4,8 +4,8 @@
 -- (35_stridee.sql). It upserts samples on (person, uuid) and keeps the rollups of every key it
 -- touched, in the caller's transaction under the person lock: incoming_samples reads what the
 -- batch is and what is held of it, write_samples writes it. The other writers of the table
--- only mark or remove what is held (docs/architecture.md lists them: the coalescing flag, the
--- day when the time zone changes, an imported twin a pushed sample replaces). store_batch
+-- only mark or remove what is held; docs/architecture.md ("Who writes health_store.samples")
+-- lists them, and SchemaLayoutTests holds that list to the functions' own text. store_batch
 -- stores one validated batch with it, plus the batch's delivery row and its quarantined
 -- samples.
 --
