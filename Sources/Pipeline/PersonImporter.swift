@@ -15,7 +15,7 @@ public struct PersonImportSummary: Sendable, Equatable {
     public var failures: [String] = []
 }
 
-/// `person import P --from DIR` (CONTRACT.md §6): reads a folder `person export` wrote back whole,
+/// `person import P --from DIR` (docs/people.md): reads a folder `person export` wrote back whole,
 /// the manifest checked first (every file present with its SHA-256, nothing stored otherwise).
 /// Settings come first (days are right as samples are stored), then the healthd bodies through
 /// the one pipeline (`Ingester`), the Health app's export's samples with their origin, the

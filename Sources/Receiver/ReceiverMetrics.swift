@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// What `serve` tells Prometheus (CONTRACT.md §7, docs/operations.md): requests by route
+/// What `serve` tells Prometheus (docs/operations.md): requests by route
 /// family and status, their durations and body bytes, samples by way in and outcome, refusals
 /// by reason, 503s by cause, the database pool, the last stored batch, the build, and the
 /// process. Counters start at zero with the process. No person's name appears unless

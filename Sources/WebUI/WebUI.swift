@@ -4,7 +4,7 @@ import HTTPServer
 import Postgres
 import Warehouse
 
-/// The page for people without Grafana (`GET /ui`, CONTRACT.md §8): a person's days in a
+/// The page for people without Grafana (`GET /ui`, docs/ui.md): a person's days in a
 /// browser, read from the `health` views through a pool whose sessions are role
 /// `health_reader` and read-only, so the page cannot write. Signing in, sessions and the
 /// per-address limit on failed sign-ins use the receiver's own pool, for the tokens only.

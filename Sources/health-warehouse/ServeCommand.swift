@@ -145,7 +145,7 @@ struct ServeCommand: Command {
             defer { readerPool.close() }
             let page = WebUI(tokenPool: pool, readerPool: readerPool,
                              configuration: WebUIConfiguration(secureCookies: listensWithTLS, openWithoutTokens: address.isLoopback))
-            // Paths under /ui are the page's, before the receiver's any-path rule (CONTRACT.md §8);
+            // Paths under /ui are the page's, before the receiver's any-path rule (docs/ui.md);
             // until migrated, the receiver answers everything with 503.
             let server = HTTPServer(configuration: serverConfiguration(metrics),
                 onHead: { head in receiver.isReady ? (page.admit(head) ?? receiver.admit(head)) : receiver.admit(head) })

@@ -7,7 +7,7 @@ import TestSupport
 /// The hand-written export (Fixtures/small-export: every element kind the mapping names, km
 /// and mi, lb, °F, kJ and Cal, old and new sleep stages, a correlation whose records also
 /// stand at top level, a workout with a GPX route, one with WorkoutStatistics only, one with
-/// an inline route, activity summaries) gives exactly the rows CONTRACT.md §5 says.
+/// an inline route, activity summaries) gives exactly the rows docs/apple-export.md says.
 @Suite("Importing the hand-written export")
 struct FixtureImportTests {
     /// The sample of a type and start (local text), as the view shows it.

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// The twins rule (CONTRACT.md §5): a record of the export equal to a sample healthd or Stridee
+/// The twins rule (docs/apple-export.md, "Twins"): a record of the export equal to a sample healthd or Stridee
 /// pushed (same person, type, start, end and value, whatever the source is called) is that
 /// sample, whichever came first; nothing is counted twice in any view.
 @Suite("Twins of imported records and pushed samples")

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// `person list|export|import|delete` (CONTRACT.md §6), run as the built binary against a real
+/// `person list|export|import|delete` (docs/people.md), run as the built binary against a real
 /// PostgreSQL filled through every way in.
 @Suite("person")
 struct PersonTests {

@@ -403,7 +403,7 @@ struct ComposeTests {
         let exposing = try Repository.text("docs/exposing.md")
         #expect(exposing.contains("reverse_proxy 127.0.0.1:8080"))
         #expect(exposing.contains("proxy_pass http://127.0.0.1:8080;"))
-        // A Stridee workout may be 30 MiB; the proxies' own 413 is never retried (issue 21.7).
+        // A Stridee workout may be 30 MiB; the proxies' own 413 would never be retried by the app.
         #expect(exposing.contains("@stridee path /v1/device/apple/* /v1/accounts/*") && exposing.contains("max_size 32MiB"))
         #expect(exposing.contains("location ~ ^/v1/(device/apple|accounts)/ {\n        client_max_body_size 32m;"))
         let docker = try Repository.text("docs/docker.md")

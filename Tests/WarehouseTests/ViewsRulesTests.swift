@@ -3,7 +3,7 @@ import Postgres
 import Testing
 import TestSupport
 
-/// The per-day rules of CONTRACT.md §2, each with hand-computed expectations.
+/// The per-day rules (docs/views.md), each with hand-computed expectations.
 @Suite("Per-day rules")
 struct ViewsRulesTests {
     typealias S = Sample

@@ -7,7 +7,7 @@ import TestSupport
 /// in order, with their types; comments on everything; and what a reader may and may not do.
 @Suite("Public surface")
 struct ViewsSurfaceTests {
-    /// CONTRACT.md §2, with the types this version chose. Append only: never rename or retype.
+    /// Every public view's columns (docs/views.md), with the types this version chose. Append only: never rename or retype.
     static let views: [(name: String, columns: [(String, String)])] = [
         ("samples", [
             ("person", "text"),

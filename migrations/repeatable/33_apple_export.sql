@@ -1,4 +1,4 @@
--- The write path of the Health app's export (CONTRACT.md §5): the twins rule, routes and
+-- The write path of the Health app's export (docs/apple-export.md): the twins rule, routes and
 -- activity summaries. Records themselves are stored by store_batch (30_store_batch.sql) with
 -- origin export, like any batch.
 --

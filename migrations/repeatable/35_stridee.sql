@@ -1,4 +1,4 @@
--- The write path of the Stridee formats (CONTRACT.md §4): a healthkit.v1 workout body with its
+-- The write path of the Stridee formats (docs/stridee.md): a healthkit.v1 workout body with its
 -- streams and route, a healthkit.wellness.v1 batch, and the connection they need. Each runs in
 -- the caller's transaction under the person lock; the receiver answers 2xx only after COMMIT.
 --

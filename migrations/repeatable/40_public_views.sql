@@ -1,4 +1,4 @@
--- The public views of schema health (CONTRACT.md §2): exact columns, in order, each
+-- The public views of schema health (docs/views.md): exact columns, in order, each
 -- commented, granted to health_reader.
 --
 -- Per-day views read the rollups (20–25_rollup_*.sql), so they cost work proportional to the
@@ -8,7 +8,8 @@
 -- person's time zone joined from health_store.settings by the view itself (no function reads a
 -- table for a view: docs/scaling.md).
 --
--- A view may gain columns at its end; never rename, retype or drop one (CONTRACT.md).
+-- A view may gain columns at its end; never rename, retype or drop one (users' queries rely on
+-- them; ViewsSurfaceTests pins every column).
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 

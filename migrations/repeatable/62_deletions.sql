@@ -1,4 +1,4 @@
--- Deletions (CONTRACT.md §6): your copy follows Health. The Health app's export is the whole of
+-- Deletions (docs/apple-export.md, "Deletions"): your copy follows Health. The Health app's export is the whole of
 -- Health at the moment it was made (its ExportDate). `import-apple-health PATH --reconcile`
 -- stages the export's records (stage_export_records, while the file is read), imports it, and
 -- then marks as deleted every sample of the person — whatever way it came in — that starts

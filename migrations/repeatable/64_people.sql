@@ -1,4 +1,4 @@
--- People (CONTRACT.md §6): who is held, a person's rows deleted whole, settings read out and
+-- People (docs/people.md): who is held, a person's rows deleted whole, settings read out and
 -- restored for `person export` / `person import`, and the receiver's credential re-checked
 -- under the person lock so a delete racing a batch is never half done.
 --
