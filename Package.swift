@@ -40,6 +40,9 @@ let package = Package(
         .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres", "Hashing", "Metrics"]),
         // The page under /ui (docs/ui.md): sessions, server-side SVG, reading the views as health_reader.
         .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing", "CZlib", "Civil"]),
+        // The assistant's MCP server (docs/assistant.md): the protocol, its tools over the views read as
+        // health_reader, the stdio transport and Streamable HTTP at /mcp.
+        .target(name: "Assistant", dependencies: ["HTTPServer", "Warehouse", "Postgres", "HealthPayload", "Receiver", "WebUI", "Civil"]),
         // Backlog files read into healthd batches (walked, inflated, split, decoded); no database
         // (Warehouse only for the ledger's value types).
         .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Hashing", "CZlib"]),
@@ -54,7 +57,7 @@ let package = Package(
         .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing", "Civil"]),
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData", "Metrics",
-                                         "AppleExport", "Pipeline", "Hashing", "Civil", "WebUI"]),
+                                         "AppleExport", "Pipeline", "Hashing", "Civil", "WebUI", "Assistant"]),
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.

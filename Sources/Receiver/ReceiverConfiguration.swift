@@ -15,7 +15,7 @@ public struct ReceiverConfiguration: Sendable {
     }
 
     /// The token of an `Authorization` value `Bearer <token>`, or nil for any other shape.
-    static func bearerToken(_ value: String) -> String? {
+    public static func bearerToken(_ value: String) -> String? {
         guard value.hasPrefix("Bearer ") else { return nil }
         let token = String(value.dropFirst("Bearer ".count))
         return token.isEmpty ? nil : token
