@@ -90,7 +90,7 @@ let package = Package(
         // The page (/ui) in headless Chromium lives here too: it needs the demo history (ui/*.py drive the browser).
         .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData", "Hashing", "Civil",
                                                             "health-warehouse", "CYAML"],
-                    exclude: ["ui"]),
+                    exclude: ["ui", "mcp"]),
         .testTarget(name: "WebUITests", dependencies: ["WebUI", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

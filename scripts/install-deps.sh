@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, the tests and the embedded PostgreSQL need, when
-# they are missing, and Selenium from PyPI for the page's browser test (headless Chromium from
-# Debian: chromium, chromium-driver). Safe to run again: it does nothing when everything is there.
+# they are missing, and from PyPI Selenium for the page's browser test (headless Chromium from
+# Debian: chromium, chromium-driver) and the official MCP SDK, the client the assistant's
+# server is tested with. Safe to run again: it does nothing when everything is there.
 set -euo pipefail
 
 # Selenium drives Debian's chromium through chromedriver (Tests/DeploymentTests/ui/*.py); pip
@@ -10,6 +11,14 @@ install_selenium() {
   python3 -c 'import selenium' 2>/dev/null && return 0
   echo "installing: selenium (PyPI)" >&2
   python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
+}
+
+# The official MCP Python SDK drives `health-warehouse mcp` and `serve --mcp` in the tests
+# (Tests/DeploymentTests/mcp/client.py), pinned: its client API moves between releases.
+install_mcp_client() {
+  python3 -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null && return 0
+  echo "installing: mcp 2.3.0 (PyPI)" >&2
+  python3 -m pip install -q mcp==2.3.0 2>/dev/null || python3 -m pip install -q --break-system-packages mcp==2.3.0
 }
 
 # libgnutls28-dev: serve's TLS pair (CGnuTLS; libmicrohttpd's own TLS is GnuTLS); openssl makes
@@ -22,6 +31,7 @@ for package in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   install_selenium
+  install_mcp_client
   exit 0
 fi
 
@@ -41,3 +51,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 install_selenium
+install_mcp_client

@@ -296,6 +296,7 @@ struct ViewsSurfaceTests {
         "set_stale_after(person text, stale_after interval)",
         "today(person text)",
         "is_partial(person text, day date)",
+        "query_as_reader(query text, max_rows integer)",
     ]
 
     @Test("every public view has exactly its contract columns, in order, with their types, and nothing else is in schema health")
