@@ -66,7 +66,7 @@ let package = Package(
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness", "AppleExport",
-                                         "Pipeline", "Hashing", "Civil", "Receiver", "HTTPServer"],
+                                         "Pipeline", "Hashing", "Civil", "Receiver", "HTTPServer", "Assistant"],
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
