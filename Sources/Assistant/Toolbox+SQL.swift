@@ -65,7 +65,8 @@ extension Toolbox {
                     FROM pg_proc p WHERE p.oid = to_regprocedure('health.query_as_reader(text, integer)')
                     """).first?.decodeIfPresent(0)
                 guard guarded == true else {
-                    throw ArgumentError("query", "cannot run: health.query_as_reader is missing or was altered; run `health-warehouse migrate`")
+                    throw ArgumentError("query", "cannot run: health.query_as_reader is missing or no longer runs as health_reader "
+                                        + "(make it again: psql -f migrations/repeatable/75_assistant.sql)")
                 }
                 try connection.execute(script: "SET LOCAL statement_timeout = '\(sqlTimeout)'")
                 let rows = try connection.query("SELECT r::text FROM health.query_as_reader($1, $2) AS r", [query, sqlRowLimit])
