@@ -29,11 +29,16 @@ public final class MCPEndpoint: Sendable {
     private let server = Mutex<MCPServer?>(nil)
     let tokens: TokenStore
     let sessions: SessionStore
+    /// The receiver's credential header (`--auth-header`), taken besides `Authorization: Bearer`.
+    let credentials: ReceiverConfiguration
 
-    /// An endpoint checking credentials on `tokenPool`, answering `503` until `start`. Sessions
-    /// idle for 30 days are forgotten (the client then opens a new one).
-    public init(tokenPool: PostgresPool, sessions: SessionStore = SessionStore(idleSeconds: 30 * 86_400, lifetimeSeconds: 3_650 * 86_400)) {
+    /// An endpoint checking credentials on `tokenPool` (as `Authorization: Bearer <token>`, or
+    /// in the receiver's own credential header), answering `503` until `start`. Sessions idle
+    /// for 30 days are forgotten (the client then opens a new one).
+    public init(tokenPool: PostgresPool, credentials: ReceiverConfiguration = ReceiverConfiguration(),
+                sessions: SessionStore = SessionStore(idleSeconds: 30 * 86_400, lifetimeSeconds: 3_650 * 86_400)) {
         self.tokens = TokenStore(pool: tokenPool)
+        self.credentials = credentials
         self.sessions = sessions
     }
 
@@ -116,11 +121,13 @@ public final class MCPEndpoint: Sendable {
         return .readBody(credential, sessionID: sessionID, server: server)
     }
 
-    /// The live token's person in `Authorization: Bearer`, or `default` while no token was
-    /// ever minted and no proxy forwarded the request; nil when refused.
+    /// The live token's person (`Authorization: Bearer`, or the receiver's credential header),
+    /// or `default` while no token was ever minted and no proxy forwarded the request; nil
+    /// when refused.
     func authenticate(_ headers: HTTPHeaders) throws -> Credential? {
-        if let token = headers["Authorization"].flatMap(ReceiverConfiguration.bearerToken),
-           case .live(let id, let person, let expiresAt) = try tokens.lookup(token: token) {
+        let token = headers["Authorization"].flatMap(ReceiverConfiguration.bearerToken)
+            ?? headers[credentials.authHeader].flatMap(credentials.token(fromHeader:))
+        if let token, case .live(let id, let person, let expiresAt) = try tokens.lookup(token: token) {
             return Credential(person: person, tokenID: id, expiresAt: expiresAt)
         }
         if try tokens.anyMinted() || Receiver.isForwarded(headers) { return nil }

@@ -9,7 +9,7 @@ public struct ReceiverConfiguration: Sendable {
     }
 
     /// The token in a header value, or nil when the value is not of the expected shape.
-    func token(fromHeader value: String) -> String? {
+    public func token(fromHeader value: String) -> String? {
         if authHeader.lowercased() == "authorization" { return Self.bearerToken(value) }
         return value.isEmpty ? nil : value
     }

@@ -154,7 +154,7 @@ struct ServeCommand: Command {
             defer { readerPool.close() }
             let page = WebUI(tokenPool: pool, readerPool: readerPool,
                              configuration: WebUIConfiguration(secureCookies: listensWithTLS, openWithoutTokens: address.isLoopback))
-            let assistant = mcp ? MCPEndpoint(tokenPool: pool) : nil
+            let assistant = mcp ? MCPEndpoint(tokenPool: pool, credentials: ReceiverConfiguration(authHeader: authHeader)) : nil
             // /mcp and paths under /ui are routed before the receiver's any-path rule; until
             // migrated, the receiver answers everything with 503.
             let server = HTTPServer(configuration: serverConfiguration(metrics), onHead: { head in
@@ -218,7 +218,7 @@ struct ServeCommand: Command {
             perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
             requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
             returnMemoryAfterBytes: Self.returnMemoryAfterBytes, tls: operations.tls,
-            onAnswered: { metrics.answered($0) })
+            onAnswered: { [mcp] in metrics.answered($0, family: mcp && $0.path == MCPEndpoint.path ? .other : nil) })
     }
 
     /// Starts the receiver, then the metrics listener; either failing stops both.
