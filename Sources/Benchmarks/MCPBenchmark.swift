@@ -78,10 +78,12 @@ struct MCPBenchmark {
             let message = Array(#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"\#(call.tool)","arguments":\#(call.arguments)}}"#.utf8)
             var bytes = 0
             let own = try time {
-                guard let answer = server.answer(bytes: message, person: ViewsBenchmark.person)?.text, !answer.contains(#""isError":true"#) else {
+                guard let answer = server.answer(bytes: message, person: ViewsBenchmark.person),
+                      case .bool(false)? = answer["result"]?["isError"] else {
                     throw BenchmarkError.usage("\(call.tool) failed")
                 }
-                bytes = answer.utf8.count
+                // What `health-warehouse mcp` writes on its standard output: the answer's one line.
+                bytes = answer.text.utf8.count
             }
             let http = try time {
                 let answer = try HTTPTestClient.request(port: port, method: "POST", path: MCPEndpoint.path, headers: [
