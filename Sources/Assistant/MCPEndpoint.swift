@@ -87,11 +87,12 @@ public final class MCPEndpoint: Sendable {
         guard method == "POST" || method == "DELETE" else {
             return .answer(status: 405, message: "Method not allowed: POST a message, DELETE the session", headers: [("Allow", "POST, DELETE")])
         }
-        if let version = head.headers["MCP-Protocol-Version"], !MCPServer.protocolVersions.contains(version) {
+        let sessionID = head.headers["Mcp-Session-Id"]
+        // The header names the revision initialize agreed on: only requests of a session carry one.
+        if sessionID != nil, let version = head.headers["MCP-Protocol-Version"], !MCPServer.protocolVersions.contains(version) {
             return .answer(status: 400, message: "Bad Request: MCP-Protocol-Version \(version.prefix(40)) is not one of "
                            + MCPServer.protocolVersions.joined(separator: ", "))
         }
-        let sessionID = head.headers["Mcp-Session-Id"]
         let credential: Credential
         do {
             guard let found = try authenticate(head.headers) else {
@@ -115,7 +116,7 @@ public final class MCPEndpoint: Sendable {
         } else if method == "DELETE" {
             return .answer(status: 400, message: "Bad Request: DELETE needs the Mcp-Session-Id to end", person: credential.person)
         }
-        guard head.headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "application/json" else {
+        if let type = head.headers["Content-Type"], type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() != "application/json" {
             return .answer(status: 415, message: "Unsupported Media Type: send application/json", person: credential.person)
         }
         return .readBody(credential, sessionID: sessionID, server: server)

@@ -230,10 +230,11 @@ struct AssistantTests {
         #expect(get.status == 405 && get.header("Allow") == "POST, DELETE")
         #expect(try MCPClient.post(port: port, body: ping, token: token).status == 400, "a request before initialize")
         #expect(try MCPClient.post(port: port, body: initialize, token: token, extra: [("Origin", "http://evil.example")]).status == 403)
-        #expect(try MCPClient.post(port: port, body: initialize, token: token, extra: [("MCP-Protocol-Version", "1999-01-01")]).status == 400)
         let opened = try MCPClient.post(port: port, body: initialize, token: token)
         #expect(opened.status == 200 && opened.bodyText.contains(#""protocolVersion":"2025-03-26""#))
         let session = try #require(opened.header("Mcp-Session-Id"))
+        #expect(try MCPClient.post(port: port, body: ping, token: token, extra: [("Mcp-Session-Id", session), ("MCP-Protocol-Version", "1999-01-01")])
+                    .status == 400, "a revision no one agreed on")
         let pinged = try MCPClient.post(port: port, body: ping, token: token, extra: [("Mcp-Session-Id", session)])
         #expect(pinged.status == 200 && pinged.bodyText == #"{"jsonrpc":"2.0","id":2,"result":{}}"#)
         let note = #"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
