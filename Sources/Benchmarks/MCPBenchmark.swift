@@ -50,6 +50,8 @@ struct MCPBenchmark {
 
     func run() throws {
         let say = ViewsBenchmark.say
+        say("mcp benchmark: load average at the start \(loadAverage())")
+        defer { say("load average at the end \(loadAverage())") }
         let databases = try ViewsBenchmark.Databases(url: options.databaseURL, durability: options.durability)
         defer { databases.cleanup() }
         let url = try databases.fresh("mcp")
