@@ -5,8 +5,9 @@
 #                          PostgreSQL) needs: `make run`
 #   install-deps.sh test   that, and what the tests need besides (`make test`): headless
 #                          Chromium and chromedriver with Selenium from PyPI for the page's
-#                          browser test, Prometheus for the metrics scrape, openssl for the
-#                          throwaway CA, libyaml for reading compose.yaml, curl, fonts
+#                          browser test, the MCP SDK from PyPI for the assistant's tests,
+#                          Prometheus for the metrics scrape, openssl for the throwaway CA,
+#                          libyaml for reading compose.yaml, curl, fonts
 #
 # With no argument it installs both sets; `--list` after the purpose prints its Debian packages
 # and installs nothing. Safe to run again: it does nothing when everything is there. README.md
@@ -33,13 +34,20 @@ if [ "${2:-}" = --list ]; then
   exit 0
 fi
 
-# Selenium drives Debian's chromium through chromedriver (Tests/DeploymentTests/ui/*.py); pip
-# for the python3 the tests run.
-install_selenium() {
+# From PyPI, for the tests only, with pip for the python3 they run: Selenium drives Debian's
+# chromium through chromedriver (Tests/DeploymentTests/ui/*.py); the official MCP Python SDK
+# drives `health-warehouse mcp` and `serve --mcp` (Tests/DeploymentTests/mcp/client.py),
+# pinned: its client API moves between releases.
+install_test_clients() {
   [ "$purpose" = test ] || return 0
-  python3 -c 'import selenium' 2>/dev/null && return 0
-  echo "installing: selenium (PyPI)" >&2
-  python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
+  if ! python3 -c 'import selenium' 2>/dev/null; then
+    echo "installing: selenium (PyPI)" >&2
+    python3 -m pip install -q selenium 2>/dev/null || python3 -m pip install -q --break-system-packages selenium
+  fi
+  if ! python3 -c 'import importlib.metadata as m, sys; sys.exit(m.version("mcp") != "2.3.0")' 2>/dev/null; then
+    echo "installing: mcp 2.3.0 (PyPI)" >&2
+    python3 -m pip install -q mcp==2.3.0 2>/dev/null || python3 -m pip install -q --break-system-packages mcp==2.3.0
+  fi
 }
 
 missing=()
@@ -47,7 +55,7 @@ for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  install_selenium
+  install_test_clients
   exit 0
 fi
 
@@ -66,4 +74,4 @@ echo "installing: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-install_selenium
+install_test_clients

@@ -53,7 +53,7 @@ public final class Receiver: Sendable {
     static let forwardingHeaders: Set<String> = ["forwarded", "via", "x-real-ip", "cf-connecting-ip", "true-client-ip", "x-client-ip"]
 
     /// True when a request carries any header a proxy in front of it would have added.
-    static func isForwarded(_ headers: HTTPHeaders) -> Bool {
+    public static func isForwarded(_ headers: HTTPHeaders) -> Bool {
         headers.fields.contains { field in
             let name = field.name.lowercased()
             return forwardingHeaders.contains(name) || name.hasPrefix("x-forwarded-")

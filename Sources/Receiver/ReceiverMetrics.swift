@@ -88,9 +88,10 @@ public final class ReceiverMetrics: Sendable {
         })
     }
 
-    /// Counts one answered request (the HTTP server's `onAnswered`).
-    public func answered(_ answer: HTTPAnswered) {
-        let route = RouteFamily.of(method: answer.method, path: answer.path)
+    /// Counts one answered request (the HTTP server's `onAnswered`), under `family` when the
+    /// caller knows better than the path (`/mcp` served by `serve --mcp` is `other`, no batch).
+    public func answered(_ answer: HTTPAnswered, family: RouteFamily? = nil) {
+        let route = family ?? RouteFamily.of(method: answer.method, path: answer.path)
         requests.add(1, route.rawValue, String(answer.status))
         durations.labels(route.rawValue).observe(answer.seconds)
         bodyBytes.add(answer.bodyBytes, route.rawValue)

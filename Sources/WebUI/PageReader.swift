@@ -1,4 +1,5 @@
 import Postgres
+import Warehouse
 
 /// Reads what a page shows from the `health` views, on a connection of the reader pool
 /// (role `health_reader`, read-only). Every statement filters by the person as a `$1`
@@ -31,13 +32,10 @@ struct PageReader {
         }
     }
 
-    /// Runs `body` inside one read-only, repeatable-read transaction as `health_reader`, whatever
-    /// the session's own role (the pool sets it too; this holds even if something reset it).
+    /// Runs `body` inside one read-only snapshot as `health_reader` (`readingViews`, the one
+    /// way the views are read).
     func snapshot<T>(_ body: () throws -> T) throws -> T {
-        try connection.execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL ROLE health_reader")
-        let value = try body()
-        try connection.query("COMMIT")
-        return value
+        try connection.readingViews(body)
     }
 
     /// The person's today, the newest day holding any of their samples, their time zone and

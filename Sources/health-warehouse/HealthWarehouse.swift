@@ -11,6 +11,7 @@ enum HealthWarehouse {
         ServeCommand.self, MigrateCommand.self, IngestCommand.self, TokenCommand.self,
         SetTimeZoneCommand.self, StatusCommand.self, GenerateCommand.self, ImportAppleHealthCommand.self, PersonCommand.self,
         SourceCommand.self,
+        MCPCommand.self,
     ]
 
     static var help: String {

@@ -301,6 +301,7 @@ struct ViewsSurfaceTests {
         "set_source_name(person text, source text, name text)",
         "today(person text)",
         "is_partial(person text, day date)",
+        "query_as_reader(query text, max_rows integer)",
     ]
 
     @Test("every public view has exactly its contract columns, in order, with their types, and nothing else is in schema health")

@@ -219,19 +219,18 @@ SELECT w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type,
        sw.server_type, sw.device_name, sw.heart_rate_min, sw.heart_rate_mean, sw.heart_rate_max,
        r.points AS route_points, r.distance_m AS route_distance_m, r.elevation_gain_m
 FROM health_store.workout_samples w
--- Each workout's overlapping ones: a self-join bounded by the person's longest workout (an
--- index range, not every earlier workout), grouped by person so that a filter on the person
--- reaches it (on Citus: one shard).
-LEFT JOIN (
-  SELECT a.person, a.uuid, array_agg(b.uuid ORDER BY b.start_at, b.uuid) AS uuids
-  FROM health_store.workout_samples a
-  JOIN (SELECT x.person, max(x.end_at - x.start_at) AS longest
-        FROM health_store.workout_samples x GROUP BY x.person) m ON m.person = a.person
-  JOIN health_store.workout_samples b
-    ON b.person = a.person AND b.uuid <> a.uuid
-   AND b.start_at < a.end_at AND b.start_at >= a.start_at - m.longest AND b.end_at > a.start_at
-  GROUP BY a.person, a.uuid
-) o ON o.person = w.person AND o.uuid = w.uuid
+-- The person's longest workout bounds the search for overlapping ones (grouped by person, so
+-- that a filter on the person reaches it; on Citus: one shard).
+JOIN (SELECT x.person, max(x.end_at - x.start_at) AS longest
+      FROM health_store.workout_samples x GROUP BY x.person) m ON m.person = w.person
+-- Each workout's overlapping ones, for the rows asked only (a filter on day reaches w first):
+-- an index range from its start minus the longest workout, not every earlier workout.
+LEFT JOIN LATERAL (
+  SELECT array_agg(b.uuid ORDER BY b.start_at, b.uuid) AS uuids
+  FROM health_store.workout_samples b
+  WHERE b.person = w.person AND b.uuid <> w.uuid
+    AND b.start_at < w.end_at AND b.start_at >= w.start_at - m.longest AND b.end_at > w.start_at
+) o ON true
 -- What a Stridee body adds to the workout (whoever sent it first), and its route.
 LEFT JOIN health_store.stridee_workouts sw ON sw.person = w.person AND sw.uuid = w.uuid
 LEFT JOIN health_store.workout_routes r ON r.person = w.person AND r.uuid = w.uuid;
