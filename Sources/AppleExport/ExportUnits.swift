@@ -21,7 +21,7 @@ enum ExportUnits {
     }
 
     /// Written units per catalog unit. `%` is how the Health app writes a fraction (0.97): it
-    /// stays as it is (CONTRACT.md §5).
+    /// stays as it is (docs/apple-export.md).
     static let units: [String: [String: Conversion]] = [
         "count": ["count": .scale(1)],
         "m": ["m": .scale(1), "km": .scale(1000), "cm": .scale(0.01), "mm": .scale(0.001), "mi": .scale(1609.344),

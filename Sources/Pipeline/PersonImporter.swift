@@ -15,7 +15,7 @@ public struct PersonImportSummary: Sendable, Equatable {
     public var failures: [String] = []
 }
 
-/// `person import P --from DIR` (CONTRACT.md §6): reads a folder `person export` wrote back whole,
+/// `person import P --from DIR` (docs/people.md): reads a folder `person export` wrote back whole,
 /// the manifest checked first (every file present with its SHA-256, nothing stored otherwise).
 /// Settings come first (days are right as samples are stored), then the healthd bodies through
 /// the one pipeline (`Ingester`), the Health app's export's samples with their origin, the
@@ -35,9 +35,12 @@ public struct PersonImporter: Sendable {
         let settings = try files.first { $0.kind == "settings" }.map { try Self.read($0, in: directory) }
         if let settings { try people.restoreSettings(settings, person: person) }
         var summary = PersonImportSummary()
-        let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run([directory.appendingPathComponent("healthd").path])
-        summary.samples += healthd.samples
-        summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
+        // A person with no healthd sample (Stridee alone, say) has no healthd folder.
+        if files.contains(where: { $0.kind == "healthd" }) {
+            let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run([directory.appendingPathComponent("healthd").path])
+            summary.samples += healthd.samples
+            summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
+        }
         for file in files where !["healthd", "settings", "deletions"].contains(file.kind) {
             do {
                 try store(file, bytes: try Self.read(file, in: directory), person: person, into: &summary)

@@ -49,11 +49,11 @@ public final class Receiver: Sendable {
 
     /// Header names a reverse proxy or CDN adds (RFC 7239's `Forwarded`, RFC 9110's `Via`, and
     /// the de facto ones of nginx, Cloudflare, Akamai and others), lower case; besides these,
-    /// any `X-Forwarded-…` (CONTRACT.md §1).
+    /// any `X-Forwarded-…` (docs/receiver.md).
     static let forwardingHeaders: Set<String> = ["forwarded", "via", "x-real-ip", "cf-connecting-ip", "true-client-ip", "x-client-ip"]
 
     /// True when a request carries any header a proxy in front of it would have added.
-    static func isForwarded(_ headers: HTTPHeaders) -> Bool {
+    public static func isForwarded(_ headers: HTTPHeaders) -> Bool {
         headers.fields.contains { field in
             let name = field.name.lowercased()
             return forwardingHeaders.contains(name) || name.hasPrefix("x-forwarded-")
@@ -110,7 +110,7 @@ public final class Receiver: Sendable {
         case answer(ReceiverOutcome)
         /// A batch for `person` in `format`: read its body.
         case readBody(person: String, format: PayloadFormat)
-        /// A Stridee request of `person` on `route` (CONTRACT.md §4): read its body.
+        /// A Stridee request of `person` on `route` (docs/stridee.md): read its body.
         case readStrideeBody(person: String, route: StrideeRoute, method: String)
     }
 
@@ -209,7 +209,7 @@ public final class Receiver: Sendable {
         /// Tokens exist and this one is missing, malformed, unknown or revoked.
         case missingOrWrong
         /// No token exists, and a reverse proxy forwarded the request: loopback behind a
-        /// proxy is the internet, so the default person is not handed out (CONTRACT.md §1).
+        /// proxy is the internet, so the default person is not handed out (docs/receiver.md).
         case forwardedWithoutTokens
     }
 

@@ -1,4 +1,4 @@
-/// The fixed name a request's path is counted under (CONTRACT.md §7): never the raw path,
+/// The fixed name a request's path is counted under (docs/operations.md): never the raw path,
 /// so a scanner's paths cannot grow the metrics without bound.
 public enum RouteFamily: String, Sendable, CaseIterable {
     case healthd

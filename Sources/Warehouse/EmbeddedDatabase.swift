@@ -151,7 +151,9 @@ public final class EmbeddedDatabase: @unchecked Sendable {
         let password = SHA256.hexString(bytes)
         try Self.writeSecret(password + "\n", to: directory.appendingPathComponent("password").path)
 
-        try cluster.initialize(extraArguments: ["--auth-local=trust", "--auth-host=scram-sha-256"])
+        // The C locale whatever the user's environment says: initdb fails on a locale the
+        // machine lacks, and nothing the warehouse does depends on the collation anyway.
+        try cluster.initialize(locale: .c, extraArguments: ["--auth-local=trust", "--auth-host=scram-sha-256"])
         // initdb's --pwfile would need the file readable by the server user; set it over the
         // socket instead, once, while the server runs on no TCP port.
         try cluster.start(port: 5432, listenAddresses: "")

@@ -46,7 +46,7 @@ public enum PersonExportError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// `person export P --to DIR` (CONTRACT.md §6): everything held for a person, in formats this
+/// `person export P --to DIR` (docs/people.md): everything held for a person, in formats this
 /// warehouse reads back, read in one snapshot row by row (libpq's single-row mode: memory does
 /// not grow with the person's history) and written one body per file, each hashed into `manifest.json`.
 public struct PersonExporter: Sendable {

@@ -33,31 +33,36 @@ enum PersonExportQueries {
           'occasionStart', health_store.reference_stamp(date_trunc('second', s.run_start)),
           'occasionEnd', health_store.reference_stamp(date_trunc('second', s.run_end) + interval '1 second'),
           'samples', s.payloads)::text
-        FROM stamped s ORDER BY s.origin DESC, s.export_id, s.chunk
+        FROM stamped s ORDER BY s.origin COLLATE "C" DESC, s.export_id, s.chunk
         """
 
     /// `healthkit.v1` bodies of the Stridee workouts: the header as sent, each stream as
     /// `[{t, v}]` under its body name (`heart_rate` → `heartRate`), the route the body brought.
+    /// Streams and routes are gathered per workout in subqueries of their own, each filtered by
+    /// the person, and joined by uuid: no lateral join, so on Citus the whole statement is
+    /// routed to the person's worker as one task (docs/scaling.md).
     static let workoutBodies = """
-        SELECT w.uuid::text, encode(w.body_sha256, 'hex'),
-               (w.header || coalesce(st.streams, '{}'::jsonb) || coalesce(rt.route, '{}'::jsonb))::text
-        FROM health_store.stridee_workouts w
-        LEFT JOIN LATERAL (
-          SELECT jsonb_object_agg(health_store.body_name(s.stream),
+        WITH streams AS (
+          SELECT s.uuid, jsonb_object_agg(health_store.body_name(s.stream),
                    (SELECT jsonb_agg(jsonb_build_object('t', health_store.micro_stamp(x.t), 'v', x.v) ORDER BY x.i)
                     FROM unnest(s.t, s.v) WITH ORDINALITY AS x(t, v, i))) AS streams
-          FROM health_store.workout_streams s WHERE s.person = w.person AND s.uuid = w.uuid
-        ) st ON true
-        LEFT JOIN LATERAL (
-          SELECT jsonb_build_object('route', jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+          FROM health_store.workout_streams s WHERE s.person = $1
+          GROUP BY s.uuid
+        ), routes AS (
+          SELECT r.uuid, jsonb_build_object('route', jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
                    't', health_store.micro_stamp(p.t), 'lat', p.lat, 'lon', p.lon, 'altitude', p.altitude, 'speed', p.speed,
                    'course', p.course, 'horizontalAccuracy', p.horizontal, 'verticalAccuracy', p.vertical)) ORDER BY p.i)) AS route
           FROM health_store.workout_routes r,
                unnest(r.t, r.lat, r.lon, r.altitude_m, r.speed_mps, r.course_deg, r.horizontal_accuracy_m, r.vertical_accuracy_m)
                  WITH ORDINALITY AS p(t, lat, lon, altitude, speed, course, horizontal, vertical, i)
-          WHERE r.person = w.person AND r.uuid = w.uuid AND r.origin = 'stridee'
-          HAVING count(*) > 0
-        ) rt ON true
+          WHERE r.person = $1 AND r.origin = 'stridee'
+          GROUP BY r.uuid
+        )
+        SELECT w.uuid::text, encode(w.body_sha256, 'hex'),
+               (w.header || coalesce(st.streams, '{}'::jsonb) || coalesce(rt.route, '{}'::jsonb))::text
+        FROM health_store.stridee_workouts w
+        LEFT JOIN streams st ON st.uuid = w.uuid
+        LEFT JOIN routes rt ON rt.uuid = w.uuid
         WHERE w.person = $1
         ORDER BY w.start_at, w.uuid
         """
@@ -71,8 +76,8 @@ enum PersonExportQueries {
 
     /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body.
     static let wellnessBodies = """
-        SELECT count(*), json_build_object('items', json_agg(x.item ORDER BY x.kind, x.start_at))::text
-        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER (ORDER BY w.kind, w.start_at) - 1) / $2 AS chunk
+        SELECT count(*), json_build_object('items', json_agg(x.item ORDER BY x.kind COLLATE "C", x.start_at))::text
+        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER (ORDER BY w.kind COLLATE "C", w.start_at) - 1) / $2 AS chunk
               FROM health_store.wellness_items w WHERE w.person = $1) x
         GROUP BY x.chunk ORDER BY x.chunk
         """
@@ -83,6 +88,13 @@ enum PersonExportQueries {
                                   '[]')::text
         FROM health_store.activity_summaries a WHERE a.person = $1
         """
+
+    /// Every statement `write` streams, with its parameters for `person` (the Citus test holds
+    /// each to one task).
+    static func statements(person: String) -> [(sql: String, parameters: [(any PostgresBindable)?])] {
+        [(sampleBodies, [person, PersonExporter.samplesPerBody]), (workoutBodies, [person]), (exportRoutes, [person]),
+         (wellnessBodies, [person, PersonExporter.itemsPerBody]), (activitySummaries, [person])]
+    }
 
     /// Writes every file but the settings and the manifest.
     static func write(person: String, on connection: PostgresConnection, into writer: FolderWriter) throws -> [PersonExportFile] {

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 
-/// Reconciling a person with the Health app's export (CONTRACT.md §6): the export's records
+/// Reconciling a person with the Health app's export (docs/apple-export.md, "Deletions"): the export's records
 /// staged while it is read, then every sample of the person that starts before its `ExportDate`
 /// and no record matches marked deleted (migrations/repeatable/62_deletions.sql).
 public enum Reconciliation {

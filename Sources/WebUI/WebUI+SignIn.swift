@@ -13,7 +13,7 @@ extension WebUI {
         case signedOut(String?)
     }
 
-    /// Header names a reverse proxy adds: through one, loopback is the internet (CONTRACT.md §1).
+    /// Header names a reverse proxy adds: through one, loopback is the internet (docs/receiver.md).
     static let proxyHeaders = ["Forwarded", "X-Forwarded-For", "X-Real-IP", "Via", "X-Forwarded-Host", "X-Forwarded-Proto",
                                "CF-Connecting-IP", "True-Client-IP", "X-Client-IP"]
 

@@ -5,7 +5,7 @@ import Pipeline
 import Postgres
 import Warehouse
 
-/// `import-apple-health PATH --reconcile [--dry-run] [--force]` (CONTRACT.md §6): the export
+/// `import-apple-health PATH --reconcile [--dry-run] [--force]` (docs/apple-export.md, "Deletions"): the export
 /// read once to stage its records and decide what would be marked (refusing — nothing imported
 /// or marked — when a rule says so), then imported, then the samples no record matches marked
 /// deleted. With `--dry-run` it stops after deciding and changes nothing.

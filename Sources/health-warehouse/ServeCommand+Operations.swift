@@ -4,7 +4,7 @@ import Metrics
 import Postgres
 import Receiver
 
-/// `serve`'s operating options (CONTRACT.md §7): the metrics listener and native TLS.
+/// `serve`'s operating options (docs/operations.md, docs/exposing.md): the metrics listener and native TLS.
 struct OperationsOptions {
     /// `--metrics-listen`: where `GET /metrics` is answered; nil for nowhere (the default).
     var metricsAddress: ListenAddress?

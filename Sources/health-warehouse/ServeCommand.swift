@@ -1,4 +1,5 @@
 import Dispatch
+import Assistant
 import Foundation
 import HTTPServer
 import Postgres
@@ -28,6 +29,10 @@ struct ServeCommand: Command {
         health_reader: open for person `default` on loopback while no token exists, else
         signed in with a token (POST /ui/sign-in) into a session cookie.
 
+        With --mcp, /mcp is the assistant's MCP server over Streamable HTTP (docs/assistant.md):
+        the tools of `health-warehouse mcp` (never sql) for the person of the token sent as
+        Authorization: Bearer, a session per initialize, ended when its token is revoked.
+
           --listen HOST:PORT     address to listen on (default 127.0.0.1:8080; 0.0.0.0:8080
                                  or [::]:8080 to accept the phone from the network)
           --auth-header NAME     header carrying the credential (default Authorization, whose
@@ -49,6 +54,7 @@ struct ServeCommand: Command {
                                  a request's headers and body must arrive within this, or the
                                  connection is cut (default 60)
         \(WriterTimeouts.help(column: 25))
+          --mcp                  serve the assistant's MCP server at /mcp (POST, DELETE)
           --insecure-no-auth     allow a non-loopback address with no token minted (every
                                  batch then belongs to person `default`)
         \(OperationsOptions.help)
@@ -74,11 +80,12 @@ struct ServeCommand: Command {
     var requestDeadline: Int
     var writerTimeouts: WriterTimeouts
     var insecureNoAuth: Bool
+    var mcp: Bool
     var operations: OperationsOptions
     var database: DatabaseOptions
 
     init(arguments: [String]) throws {
-        let parsed = try ParsedArguments(arguments, command: Self.name, flags: OperationsOptions.flagNames.union(["insecure-no-auth"]),
+        let parsed = try ParsedArguments(arguments, command: Self.name, flags: OperationsOptions.flagNames.union(["insecure-no-auth", "mcp"]),
                                          options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(OperationsOptions.optionNames).union([
                                              "listen", "auth-header", "max-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
                                              "timeout", "request-deadline"]))
@@ -113,6 +120,7 @@ struct ServeCommand: Command {
         requestDeadline = try parsed.integer("request-deadline", default: 60, range: 1...3600, command: Self.name)
         writerTimeouts = try WriterTimeouts(parsed, command: Self.name)
         insecureNoAuth = parsed.has("insecure-no-auth")
+        mcp = parsed.has("mcp")
         operations = try OperationsOptions(parsed, command: Self.name)
         database = DatabaseOptions(parsed)
     }
@@ -141,14 +149,18 @@ struct ServeCommand: Command {
                                           perPerson: operations.metricsPerPerson)
             let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader), ready: false,
                                     metrics: metrics)
-            let readerPool = WebUI.readerPool(connectionString: url)
+            // The page and the assistant read the views through one reader pool.
+            let readerPool = WebUI.readerPool(connectionString: url, maxConnections: mcp ? 6 : 3)
             defer { readerPool.close() }
             let page = WebUI(tokenPool: pool, readerPool: readerPool,
                              configuration: WebUIConfiguration(secureCookies: listensWithTLS, openWithoutTokens: address.isLoopback))
-            // Paths under /ui are the page's, before the receiver's any-path rule (CONTRACT.md §8);
-            // until migrated, the receiver answers everything with 503.
-            let server = HTTPServer(configuration: serverConfiguration(metrics),
-                onHead: { head in receiver.isReady ? (page.admit(head) ?? receiver.admit(head)) : receiver.admit(head) })
+            let assistant = mcp ? MCPEndpoint(tokenPool: pool, credentials: ReceiverConfiguration(authHeader: authHeader)) : nil
+            // /mcp and paths under /ui are routed before the receiver's any-path rule (docs/ui.md,
+            // docs/assistant.md); until migrated, the receiver answers everything with 503.
+            let server = HTTPServer(configuration: serverConfiguration(metrics), onHead: { head in
+                guard receiver.isReady else { return receiver.admit(head) }
+                return assistant?.admit(head) ?? page.admit(head) ?? receiver.admit(head)
+            })
             let metricsServer = operations.metricsServer(metrics)
             let stopped = DispatchSemaphore(value: 0)
             let stopping = Atomic<Bool>(false)
@@ -178,12 +190,24 @@ struct ServeCommand: Command {
                 throw error
             }
             if let problem = page.checkReader() { Log.event("ui.unavailable", ["reason": problem]) }
+            if let assistant { Self.startAssistant(assistant, readerPool) }
             if let last = OperationsOptions.lastBatch(pool) { metrics.restoreLastBatch(secondsSinceEpoch: last) }
             receiver.markReady()
             Log.event("serve.ready")
             stopped.wait()
             Log.event("serve.stopped")
             return 0
+        }
+    }
+
+    /// Gives `/mcp` its server once the views are there; without them (no reader role, say)
+    /// `/mcp` keeps answering 503 and the log says why.
+    static func startAssistant(_ endpoint: MCPEndpoint, _ readerPool: PostgresPool) {
+        do {
+            let reader = try AssistantReader(pool: readerPool)
+            endpoint.start(MCPServer(toolbox: Toolbox(reader: reader, allowSQL: false), version: BuildInfo.version))
+        } catch {
+            Log.event("mcp.unavailable", ["reason": "\(error)"])
         }
     }
 
@@ -194,7 +218,7 @@ struct ServeCommand: Command {
             perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
             requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
             returnMemoryAfterBytes: Self.returnMemoryAfterBytes, tls: operations.tls,
-            onAnswered: { metrics.answered($0) })
+            onAnswered: { [mcp] in metrics.answered($0, family: mcp && $0.path == MCPEndpoint.path ? .other : nil) })
     }
 
     /// Starts the receiver, then the metrics listener; either failing stops both.

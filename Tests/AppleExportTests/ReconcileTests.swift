@@ -6,7 +6,7 @@ import Postgres
 import Testing
 import TestSupport
 
-/// Deletions reconciled from the Health app's export (CONTRACT.md §6): a generated person whose
+/// Deletions reconciled from the Health app's export (docs/apple-export.md, "Deletions"): a generated person whose
 /// phone pushed every sample through healthd, and whose export (made afterwards) lacks some
 /// records — deleted in Health. `import-apple-health --reconcile` marks exactly the pushed
 /// samples those records were, and nothing else.

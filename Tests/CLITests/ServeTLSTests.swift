@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `serve --tls-cert --tls-key` (CONTRACT.md §7) over real sockets: a throwaway CA made by
+/// `serve --tls-cert --tls-key` (docs/exposing.md) over real sockets: a throwaway CA made by
 /// `openssl`, `curl` and Python's `ssl` as the clients, GnuTLS under libmicrohttpd as the server.
 @Suite("serve over TLS")
 struct ServeTLSTests {

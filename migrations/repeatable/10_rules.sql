@@ -244,7 +244,7 @@ RETURN h_start > x_start - interval '1 second' AND h_start < x_start + interval 
             ELSE coalesce(abs(h_value - x_value) <= 1e-9 * greatest(abs(h_value), abs(x_value)), false) END;
 
 COMMENT ON FUNCTION health_store.is_twin(timestamptz, timestamptz, double precision, jsonb, timestamptz, timestamptz, double precision, jsonb) IS
-  'Twins (CONTRACT.md §5): starts and ends each less than a second apart and the same reading (typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal). The type is the caller''s join.';
+  'Twins (an imported record and a pushed sample of one reading): starts and ends each less than a second apart and the same reading (typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal). The type is the caller''s join.';
 
 -- Which copy of a sample wins when two origins hold the same uuid: a healthd copy replaces
 -- any other, a Stridee body replaces its own earlier copy, Health Auto Export's or an export's,

@@ -15,8 +15,9 @@
 -- store_samples runs them for any way in (healthd batches and the Health app's export through
 -- store_batch, a Stridee workout's sample through store_workout); the other writers of
 -- health_store.sample_rows (mark_deleted, set_time_zone, a person's deletion) call
--- apply_sample_changes with what they changed. Everything runs in the caller's transaction
--- under the person lock.
+-- apply_sample_changes with what they changed; docs/architecture.md ("Who writes
+-- health_store.samples") lists every writer, and SchemaLayoutTests holds that list to the
+-- functions' own text. Everything runs in the caller's transaction under the person lock.
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
@@ -77,6 +78,24 @@ END;
 COMMENT ON FUNCTION health_store.typed_samples(jsonb, text) IS
   'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store and the object as sent.';
 
+-- What writing does with one incoming sample: insert a new uuid; replace a held one whose
+-- content differs, unless the held copy came from an origin that wins (origin_rank); revive a
+-- held one marked deleted and received again unchanged (62_deletions.sql); nothing for the same
+-- content again (a duplicate) or for an imported record that is a pushed sample held (matched).
+CREATE OR REPLACE FUNCTION health_store.sample_action(held boolean, changed boolean, old_deleted boolean,
+                                                      origin health_store.sample_origin,
+                                                      old_origin health_store.sample_origin, matched boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN matched THEN 'none'
+            WHEN NOT held THEN 'insert'
+            WHEN changed AND health_store.origin_rank(origin) >= health_store.origin_rank(old_origin) THEN 'replace'
+            WHEN old_deleted THEN 'revive'
+            ELSE 'none' END;
+
+COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health_store.sample_origin, health_store.sample_origin, boolean) IS
+  'What writing does with an incoming sample: insert, replace (a changed copy of an origin that does not lose), revive (a held one marked deleted, received again), or none (a duplicate, a matched record).';
+
 -- Each sample of a batch of one person as the write path writes it: its typed row, what is
 -- held under its uuid (whether it differs from what was sent), and its twins — for an
 -- imported record (p_origin export) the pushed samples it is, looked for only from where the
@@ -95,39 +114,27 @@ BEGIN ATOMIC
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
          o.uuid IS NOT NULL,
-         -- Changed: the same stored columns and payload are the same sample again (compacting is
-         -- a function of the sample); otherwise the held copy as sent is rebuilt and compared, so
-         -- a copy compacted by an older rule is not taken for a new one.
-         CASE WHEN o.uuid IS NULL THEN NULL
-              WHEN (o.type, o.source, o.grp, o.kind, o.start_at, o.end_at, o.start_offset, o.end_offset, o.value, o.unit,
-                    o.category_name, o.activity_type, o.activity_name, o.duration_s, o.distance_m, o.energy_kcal, o.id,
-                    o.payload)
-                   IS NOT DISTINCT FROM
-                   (t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.value, t.unit,
-                    t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
-                    t.payload) THEN false
-              ELSE health_store.full_payload(o.uuid, o.type, o.grp, o.source, o.kind, o.id, o.start_at, o.start_offset,
-                                             o.end_at, o.end_offset, o.value, o.unit, o.category_name, o.activity_type,
-                                             o.activity_name, o.duration_s, o.distance_m, o.energy_kcal, o.payload)
-                   IS DISTINCT FROM t.sent END,
+         c.changed,
          o.origin, o.day, o.type, o.source, o.start_at, o.end_at, o.is_total, o.deleted_at IS NOT NULL,
-         -- Twins of the same type, any source, by the series' start index; looked for only
-         -- where there can be any (a branch not taken is never run).
-         CASE WHEN (p_origin = 'export' AND t.start_at > p_pushed_from - interval '1 second')
-                   OR (p_origin <> 'export' AND p_has_imported) THEN
-           (SELECT array_agg(h.uuid ORDER BY h.uuid)
-            FROM health_store.series k
-            -- Each series of the type by its start index (OFFSET 0 keeps the probe a probe,
-            -- whatever the statistics say).
-            CROSS JOIN LATERAL (
-              SELECT h.uuid FROM health_store.sample_rows h
-              WHERE h.person = p_person AND h.series = k.series AND (h.origin = 'export') = (p_origin <> 'export')
-                AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
-                                         t.start_at, t.end_at, t.value, t.sent->'value')
-              OFFSET 0) h
-            WHERE k.person = p_person AND k.type = t.type)
-         END
+         w.twins, w.sources,
+         health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted_at IS NOT NULL, p_origin, o.origin,
+                                    p_origin = 'export' AND w.twins IS NOT NULL)
   FROM health_store.typed_samples(p_samples, p_tz) t
+  -- Twins of the same type, any source, by each series' start index (OFFSET 0 keeps the probe a
+  -- probe, whatever the statistics say), with their sources; looked for only where there can
+  -- be any (the condition on the arguments alone is checked once, no probe made otherwise).
+  LEFT JOIN LATERAL (
+    SELECT array_agg(h.uuid ORDER BY h.uuid) AS twins, array_agg(k.source ORDER BY h.uuid) AS sources
+    FROM health_store.series k
+    CROSS JOIN LATERAL (
+      SELECT h.uuid FROM health_store.sample_rows h
+      WHERE h.person = p_person AND h.series = k.series AND (h.origin = 'export') = (p_origin <> 'export')
+        AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
+                                 t.start_at, t.end_at, t.value, t.sent->'value')
+      OFFSET 0) h
+    WHERE ((p_origin = 'export' AND t.start_at > p_pushed_from - interval '1 second') OR (p_origin <> 'export' AND p_has_imported))
+      AND k.person = p_person AND k.type = t.type
+  ) AS w ON true
   -- One primary-key probe per sample (a LATERAL with LIMIT stays a probe: joined as a table, a
   -- planner without statistics yet scanned every row of the person for each sample), the held
   -- row with its series.
@@ -139,7 +146,24 @@ BEGIN ATOMIC
                         WHERE k.person = p_person AND k.series = r.series LIMIT 1) k
     WHERE r.person = p_person AND r.uuid = t.uuid
     LIMIT 1
-  ) AS o ON true;
+  ) AS o ON true
+  -- Changed: the same stored columns and payload are the same sample again (compacting is a
+  -- function of the sample); otherwise the held copy as sent is rebuilt and compared, so a copy
+  -- compacted by an older rule is not taken for a new one.
+  CROSS JOIN LATERAL (
+    SELECT CASE WHEN o.uuid IS NULL THEN NULL
+                WHEN (o.type, o.source, o.grp, o.kind, o.start_at, o.end_at, o.start_offset, o.end_offset, o.value,
+                      o.unit, o.category_name, o.activity_type, o.activity_name, o.duration_s, o.distance_m,
+                      o.energy_kcal, o.id, o.payload)
+                     IS NOT DISTINCT FROM
+                     (t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.value,
+                      t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m,
+                      t.energy_kcal, t.id, t.payload) THEN false
+                ELSE health_store.full_payload(o.uuid, o.type, o.grp, o.source, o.kind, o.id, o.start_at, o.start_offset,
+                                               o.end_at, o.end_offset, o.value, o.unit, o.category_name, o.activity_type,
+                                               o.activity_name, o.duration_s, o.distance_m, o.energy_kcal, o.payload)
+                     IS DISTINCT FROM t.sent END AS changed
+  ) c;
 END;
 
 COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean) IS
@@ -164,23 +188,36 @@ $$;
 COMMENT ON FUNCTION health_store.add_series(text, health_store.incoming_sample[]) IS
   'Adds the series (type and source pairs) of a batch the person holds none of yet. Caller holds the person lock.';
 
--- What writing does with one incoming sample: insert a new uuid; replace a held one whose
--- content differs, unless the held copy came from an origin that wins (origin_rank); revive a
--- held one marked deleted and received again unchanged (62_deletions.sql); nothing for the same
--- content again (a duplicate) or for an imported record that is a pushed sample held (matched).
-CREATE OR REPLACE FUNCTION health_store.sample_action(held boolean, changed boolean, old_deleted boolean,
-                                                      origin health_store.sample_origin,
-                                                      old_origin health_store.sample_origin, matched boolean)
-RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN matched THEN 'none'
-            WHEN NOT held THEN 'insert'
-            WHEN changed AND health_store.origin_rank(origin) >= health_store.origin_rank(old_origin) THEN 'replace'
-            WHEN old_deleted THEN 'revive'
-            ELSE 'none' END;
+-- The twins of a batch's rows (incoming_samples found them): an imported record that is a pushed
+-- sample held is that sample (matched, and brought back if it was marked deleted); a pushed
+-- sample replaces the imported samples it is. Either way the pushed sample's source learns the
+-- name the export gives it. Returns how many records were matched and what that changed.
+-- Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.write_twins(p_person text, p_rows health_store.incoming_sample[],
+                                                    p_origin health_store.sample_origin,
+                                                    OUT n_matched integer, OUT changes health_store.sample_changes)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_pushed text[];
+  v_named  text[];
+BEGIN
+  IF p_origin = 'export' THEN
+    n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.twins IS NOT NULL);
+    changes := health_store.revive_pushed_twins(p_person, ARRAY(SELECT DISTINCT t FROM unnest(p_rows) r, unnest(r.twins) t));
+    SELECT array_agg(u), array_agg(r.source) INTO v_pushed, v_named FROM unnest(p_rows) r, unnest(r.twin_sources) u;
+  ELSE
+    n_matched := 0;
+    changes := health_store.drop_imported_twins(p_person, p_rows);
+    SELECT array_agg(r.source), array_agg(u) INTO v_pushed, v_named FROM unnest(p_rows) r, unnest(r.twin_sources) u;
+  END IF;
+  PERFORM health_store.note_source_names(p_person, v_pushed, v_named);
+END
+$$;
 
-COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health_store.sample_origin, health_store.sample_origin, boolean) IS
-  'What writing does with an incoming sample: insert, replace (a changed copy of an origin that does not lose), revive (a held one marked deleted, received again), or none (a duplicate, a matched record).';
+COMMENT ON FUNCTION health_store.write_twins(text, health_store.incoming_sample[], health_store.sample_origin) IS
+  'Settles the twins of a batch of one person: matched imported records (their pushed samples brought back), imported samples a pushed one replaces, the names the export gives pushed sources; returns the matched count and what changed. Caller holds the person lock.';
 
 -- Writes the rows of one batch of one person (health_store.incoming_samples') as
 -- health_store.sample_action says; an imported record that is a pushed sample held is not
@@ -206,7 +243,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_before  health_store.sample_changes;
+  v_twins   record;
   v_replace uuid[];
   v_revive  uuid[];
   v_keys    health_store.rollup_key[];
@@ -216,31 +253,19 @@ DECLARE
   v_fall    boolean;
 BEGIN
   -- The twins first: what an imported record proves exists, what a pushed sample replaces.
-  IF p_origin = 'export' THEN
-    n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.twins IS NOT NULL);
-    v_before := health_store.revive_pushed_twins(p_person, ARRAY(SELECT DISTINCT t FROM unnest(p_rows) r, unnest(r.twins) t));
-  ELSE
-    n_matched := 0;
-    v_before := health_store.drop_imported_twins(p_person, p_rows);
-  END IF;
+  SELECT t.* INTO v_twins FROM health_store.write_twins(p_person, p_rows, p_origin) t;
+  n_matched := v_twins.n_matched;
 
   -- Held uuids to update, as lists: they reach the primary key whatever the statistics say
   -- (joined, a planner that thinks the person has few samples scanned all of them per batch).
   SELECT array_agg(r.uuid) FILTER (WHERE r.action = 'replace'), array_agg(r.uuid) FILTER (WHERE r.action = 'revive')
-  INTO v_replace, v_revive
-  FROM (SELECT r.uuid, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
-                                                  p_origin = 'export' AND r.twins IS NOT NULL) AS action
-        FROM unnest(p_rows) r) r;
+  INTO v_replace, v_revive FROM unnest(p_rows) r;
 
-  -- The writes, and what they change read from the same rows (no second pass over the batch):
-  -- keys a replaced row left or joined and a revived one joined are recomputed; every other key
-  -- only gained the inserted samples, merged into what it holds; spans of rule total written,
-  -- old spans of replaced rows too. (revived runs whether read or not, as every data-modifying
-  -- WITH does.)
+  -- The writes, and what they change from the same rows: keys a replaced row left or joined and
+  -- a revived one joined are recomputed, every other key merges its inserted samples; spans of
+  -- rule total written, old ones of replaced rows too. (revived runs though never read.)
   WITH typed AS (
-    SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
-                                           p_origin = 'export' AND r.twins IS NOT NULL) AS action
-    FROM unnest(p_rows) r
+    SELECT r.* FROM unnest(p_rows) r
   ),
   inserted AS (
     INSERT INTO health_store.sample_rows AS n (
@@ -275,12 +300,12 @@ BEGIN
     RETURNING 1
   ),
   recompute AS (
-    SELECT k.day, k.type, k.source FROM unnest(v_before.keys) k
+    SELECT k.day, k.type, k.source FROM unnest((v_twins.changes).keys) k
     UNION SELECT x.day, x.type, x.source FROM typed x WHERE x.action IN ('replace', 'revive')
     UNION SELECT x.old_day, x.old_type, x.old_source FROM typed x WHERE x.action = 'replace'
   ),
   spans AS (
-    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(v_before.spans) s
+    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest((v_twins.changes).spans) s
     UNION ALL SELECT x.type, x.source, x.start_at, x.end_at FROM typed x WHERE x.action <> 'none' AND x.is_total
     UNION ALL SELECT x.old_type, x.old_source, x.old_start_at, x.old_end_at FROM typed x WHERE x.action = 'replace' AND x.old_is_total
   )
@@ -299,8 +324,8 @@ BEGIN
          EXISTS (SELECT 1 FROM typed x WHERE x.action IN ('replace', 'revive'))
   INTO n_inserted, n_replaced, v_keys, v_added, v_spans, v_newest, v_fall;
 
-  changes := ROW(v_keys, v_added, v_spans, greatest(v_before.newest, v_newest),
-                 coalesce(v_before.newest_may_fall, false) OR v_fall)::health_store.sample_changes;
+  changes := ROW(v_keys, v_added, v_spans, greatest((v_twins.changes).newest, v_newest),
+                 coalesce((v_twins.changes).newest_may_fall, false) OR v_fall)::health_store.sample_changes;
 END
 $$;
 
@@ -537,9 +562,13 @@ BEGIN
   RETURNING delivery_id INTO v_delivery;
   UPDATE health_store.persons SET last_delivery_id = v_delivery WHERE person = p_person;
 
-  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw)
-  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw'
-  FROM jsonb_array_elements(p_quarantine) AS q;
+  -- An export's record is quarantined once per person however often it is read (its
+  -- attributes' hash); a pushed sample once per delivery that carried it.
+  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw, raw_sha256)
+  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw',
+         CASE WHEN p_origin = 'export' THEN sha256(convert_to(q->>'raw', 'UTF8')) END
+  FROM jsonb_array_elements(p_quarantine) AS q
+  ON CONFLICT (person, raw_sha256) WHERE raw_sha256 IS NOT NULL DO NOTHING;
 
   RETURN QUERY SELECT v_valid + v_quarantined, v_inserted, v_valid - v_inserted - v_replaced - v_matched,
                       v_replaced, v_quarantined, v_matched;
@@ -553,6 +582,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.typed_samples(jsonb, text),
   health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean),
   health_store.add_series(text, health_store.incoming_sample[]),
+  health_store.write_twins(text, health_store.incoming_sample[], health_store.sample_origin),
   health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid),
   health_store.changes_of_rows(text, date[], integer[], timestamptz[], timestamptz[]),
   health_store.apply_sample_changes(text, health_store.sample_changes, boolean),

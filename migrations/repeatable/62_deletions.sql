@@ -1,4 +1,4 @@
--- Deletions (CONTRACT.md §6): your copy follows Health. The Health app's export is the whole of
+-- Deletions (docs/apple-export.md, "Deletions"): your copy follows Health. The Health app's export is the whole of
 -- Health at the moment it was made (its ExportDate). `import-apple-health PATH --reconcile`
 -- stages the export's records (stage_export_records, while the file is read), imports it, and
 -- then marks as deleted every sample of the person — whatever way it came in — that starts
@@ -131,7 +131,7 @@ BEGIN
     FROM (SELECT k.type, count(*) AS n FROM unnest(v_marked) k GROUP BY k.type) m
     JOIN unnest(v_types, v_held) AS h(type, n) ON h.type = m.type
     WHERE m.n > 0.2 * h.n
-    ORDER BY m.n::numeric / h.n DESC, m.type
+    ORDER BY m.n::numeric / h.n DESC, m.type COLLATE "C"
     LIMIT 1;
     IF FOUND THEN
       RAISE EXCEPTION 'reconciling would mark % of the % samples of % held before the export''s date deleted (more than 20 %%): refused, nothing marked',
@@ -152,7 +152,7 @@ BEGIN
   SELECT k.type, date_trunc('month', k.day)::date, count(*)
   FROM unnest(v_marked) k
   GROUP BY 1, 2
-  ORDER BY 1, 2;
+  ORDER BY k.type COLLATE "C", 2;
 END
 $$;
 
