@@ -33,7 +33,7 @@ enum PersonExportQueries {
           'occasionStart', health_store.reference_stamp(date_trunc('second', s.run_start)),
           'occasionEnd', health_store.reference_stamp(date_trunc('second', s.run_end) + interval '1 second'),
           'samples', s.payloads)::text
-        FROM stamped s ORDER BY s.origin COLLATE "C" DESC, s.export_id, s.chunk
+        FROM stamped s ORDER BY s.origin::text COLLATE "C" DESC, s.export_id, s.chunk
         """
 
     /// `healthkit.v1` bodies of the Stridee workouts: the header as sent, each stream as
