@@ -70,7 +70,7 @@ func runExportLimitsBenchmark(_ arguments: [String], durability: ClusterDurabili
     // The third audit's: memory must not grow with the records read (800 of 1 MB took 711 MB).
     rows.append(try measure("large attributes", "\(records) × \(recordBytes) B",
                             HostileExport.largeAttributes(records: records, bytes: recordBytes), withBaseline: true))
-    let columns = "| s | peak RSS | read, new, skipped, route points |"
+    let columns = "s | peak RSS | read, new, skipped, route points |"
     print("""
 
         Export reader bounds (the second and third audits' files), each imported into a fresh database;

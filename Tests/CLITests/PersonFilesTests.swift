@@ -29,6 +29,14 @@ struct PersonFilesTests {
         return url
     }
 
+    /// `person import lee --from folder` must be refused: exit 1, `message` on stderr, nothing of lee stored.
+    static func expectRefused(_ db: TestDatabase, _ folder: String, _ url: [String], _ message: String) throws {
+        let out = try CLIProcess.run(["person", "import", "lee", "--from", folder] + url)
+        #expect(out.status == 1)
+        #expect(out.stderr.contains(message), "\(out.stderr)")
+        #expect(try PersonTests.storedRows(db, person: "lee") == 0)
+    }
+
     @Test("a 31 MB Stridee workout of a person with no healthd sample: exported to a body over 32 MiB, deleted, imported whole")
     func largeWorkoutRoundTrip() throws {
         let folder = Self.folder("large")
@@ -71,10 +79,7 @@ struct PersonFilesTests {
             // A sparse file: 256 MiB and one byte, no disk.
             let body = "\(folder)/healthd/000001.json"
             #expect(truncate(body, off_t(PersonExporter.maxFileBytes + 1)) == 0)
-            let out = try CLIProcess.run(["person", "import", "lee", "--from", folder] + url)
-            #expect(out.status == 1)
-            #expect(out.stderr.contains("healthd/000001.json is 268435457 bytes; a file of a person's export is at most 256 MiB"), "\(out.stderr)")
-            #expect(try PersonTests.storedRows(db, person: "lee") == 0)
+            try Self.expectRefused(db, folder, url, "healthd/000001.json is 268435457 bytes; a file of a person's export is at most 256 MiB")
         }
     }
 
@@ -111,10 +116,7 @@ struct PersonFilesTests {
             } else {
                 try FileManager.default.createSymbolicLink(atPath: "\(folder)/healthd", withDestinationPath: outside)
             }
-            let out = try CLIProcess.run(["person", "import", "lee", "--from", folder] + url)
-            #expect(out.status == 1)
-            #expect(out.stderr.contains("healthd/000001.json is a symbolic link, lies behind one, or is not a regular file"), "\(out.stderr)")
-            #expect(try PersonTests.storedRows(db, person: "lee") == 0)
+            try Self.expectRefused(db, folder, url, "healthd/000001.json is a symbolic link, lies behind one, or is not a regular file")
         }
     }
 
