@@ -118,4 +118,12 @@ struct ServeHostTests {
         #expect(out.status == 64, "\(out.stderr)")
         #expect(out.stderr.contains("--host takes a host name"), "\(out.stderr)")
     }
+
+    @Test("--host is in serve --help and in docs/receiver.md's flags and its \"Host names\" section")
+    func documented() throws {
+        let help = try CLIProcess.run(["serve", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("--host NAME") && help.stdout.contains("421"), "\(help.stdout)")
+        let receiver = try Repository.text("docs/receiver.md")
+        #expect(receiver.contains("| `--host NAME` |") && receiver.contains("## Host names"))
+    }
 }
