@@ -111,7 +111,12 @@ public struct PersonImporter: Sendable {
     /// The manifest's files, each checked present, within the bound and with its SHA-256 (read
     /// through, never held whole); throws before anything is stored.
     static func checkedManifest(_ directory: URL) throws -> [PersonExportFile] {
-        let text = try ListedFile.read("manifest.json", in: directory)
+        let text: [UInt8]
+        do {
+            text = try ListedFile.read("manifest.json", in: directory)
+        } catch PersonExportError.fileChanged {
+            throw PersonExportError.badManifest("missing in \(directory.path)")
+        }
         guard let manifest = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any] else {
             throw PersonExportError.badManifest("not a JSON object in \(directory.path)")
         }
