@@ -131,7 +131,7 @@ public final class MCPEndpoint: Sendable {
         if let token, case .live(let id, let person, let expiresAt) = try tokens.lookup(token: token) {
             return Credential(person: person, tokenID: id, expiresAt: expiresAt)
         }
-        if try tokens.anyMinted() || Receiver.isForwarded(headers) { return nil }
+        if try tokens.anyMinted() || headers.isForwarded { return nil }
         return Credential(person: PersonName.defaultPerson, tokenID: Self.noToken, expiresAt: nil)
     }
 

@@ -47,19 +47,6 @@ public final class Receiver: Sendable {
     /// True once `markReady` was called: the database is migrated.
     public var isReady: Bool { ready.load(ordering: .sequentiallyConsistent) }
 
-    /// Header names a reverse proxy or CDN adds (RFC 7239's `Forwarded`, RFC 9110's `Via`, and
-    /// the de facto ones of nginx, Cloudflare, Akamai and others), lower case; besides these,
-    /// any `X-Forwarded-…` (docs/receiver.md).
-    static let forwardingHeaders: Set<String> = ["forwarded", "via", "x-real-ip", "cf-connecting-ip", "true-client-ip", "x-client-ip"]
-
-    /// True when a request carries any header a proxy in front of it would have added.
-    public static func isForwarded(_ headers: HTTPHeaders) -> Bool {
-        headers.fields.contains { field in
-            let name = field.name.lowercased()
-            return forwardingHeaders.contains(name) || name.hasPrefix("x-forwarded-")
-        }
-    }
-
     /// Decides on a request from its header fields alone (the server's `onHead`): answers
     /// `GET`s, refusals (401, 403, 405, 409, 415) and database trouble at once, and accepts a
     /// batch `POST` or a Stridee request with the handler that decodes and stores its body for
@@ -223,7 +210,7 @@ public final class Receiver: Sendable {
             return .person(person)
         }
         if try tokens.anyMinted() { return .missingOrWrong }
-        if Self.isForwarded(headers) { return .forwardedWithoutTokens }
+        if headers.isForwarded { return .forwardedWithoutTokens }
         return .person(PersonName.defaultPerson)
     }
 

@@ -67,7 +67,7 @@ public enum RefusalReason: String, Sendable, CaseIterable {
         switch status {
         case 400: self = .badRequest
         case 401: self = .unauthorized
-        case 403: self = .forbidden
+        case 403, 421: self = .forbidden  // 421: a Host this server does not answer to
         case 409: self = .conflict
         case 413: self = .tooLarge
         case 415: self = .unsupportedMediaType

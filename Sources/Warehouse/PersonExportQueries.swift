@@ -6,18 +6,22 @@ import Postgres
 enum PersonExportQueries {
     /// healthd v1 bodies of the samples healthd and the Health app's export brought (a Stridee
     /// workout's own sample comes back with its body): per origin and exportId, in start order,
-    /// `samplesPerBody` to a body, each sample's stored payload as it is. (A sample written
-    /// without an exportId, which no way in does, goes under the nil UUID.)
+    /// `samplesPerBody` to a body — fewer when their payloads take `storedBytesPerBody` as stored
+    /// ($3): the body is cut where either count runs over — each sample's stored payload as it
+    /// is. (A sample written without an exportId, which no way in does, goes under the nil UUID.)
     static let sampleBodies = """
         WITH numbered AS (
           SELECT s.origin, s.export_id, s.payload, s.uuid, s.start_at, s.end_at,
-                 (row_number() OVER (PARTITION BY s.origin, s.export_id ORDER BY s.start_at, s.uuid) - 1) / $2 AS chunk
+                 (row_number() OVER run - 1) / $2 AS by_count, (sum(pg_column_size(s.payload)) OVER run - 1) / $3 AS by_size
           FROM health_store.samples s
           WHERE s.person = $1 AND s.origin IN ('healthd', 'export')
+          WINDOW run AS (PARTITION BY s.origin, s.export_id ORDER BY s.start_at, s.uuid)
+        ), cut AS (
+          SELECT n.origin, n.export_id, n.by_count, n.by_size, count(*) AS samples, min(n.start_at) AS first_start,
+                 max(n.end_at) AS last_end, json_agg(n.payload ORDER BY n.start_at, n.uuid) AS payloads
+          FROM numbered n GROUP BY n.origin, n.export_id, n.by_count, n.by_size
         ), bodies AS (
-          SELECT n.origin, n.export_id, n.chunk, count(*) AS samples, min(n.start_at) AS first_start, max(n.end_at) AS last_end,
-                 json_agg(n.payload ORDER BY n.start_at, n.uuid) AS payloads
-          FROM numbered n GROUP BY n.origin, n.export_id, n.chunk
+          SELECT c.*, dense_rank() OVER (PARTITION BY c.origin, c.export_id ORDER BY c.by_count, c.by_size) - 1 AS chunk FROM cut c
         ), stamped AS (
           SELECT b.*, date_trunc('second', b.first_start) AS window_start,
                  date_trunc('second', b.last_end) + interval '1 second' AS window_end,
@@ -74,12 +78,15 @@ enum PersonExportQueries {
         FROM health_store.workout_routes r WHERE r.person = $1 AND r.origin = 'export' ORDER BY r.uuid
         """
 
-    /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body.
+    /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body, fewer when
+    /// they take `storedBytesPerBody` as stored ($3).
     static let wellnessBodies = """
         SELECT count(*), json_build_object('items', json_agg(x.item ORDER BY x.kind COLLATE "C", x.start_at))::text
-        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER (ORDER BY w.kind COLLATE "C", w.start_at) - 1) / $2 AS chunk
-              FROM health_store.wellness_items w WHERE w.person = $1) x
-        GROUP BY x.chunk ORDER BY x.chunk
+        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER run - 1) / $2 AS by_count,
+                     (sum(pg_column_size(w.item)) OVER run - 1) / $3 AS by_size
+              FROM health_store.wellness_items w WHERE w.person = $1
+              WINDOW run AS (ORDER BY w.kind COLLATE "C", w.start_at)) x
+        GROUP BY x.by_count, x.by_size ORDER BY x.by_count, x.by_size
         """
 
     /// The activity summaries as `health_store.store_activity_summaries` takes them back.
@@ -100,7 +107,7 @@ enum PersonExportQueries {
     static func write(person: String, on connection: PostgresConnection, into writer: FolderWriter) throws -> [PersonExportFile] {
         var files: [PersonExportFile] = []
         var bodies = 0
-        try stream(sampleBodies, [person, PersonExporter.samplesPerBody], on: connection) { row in
+        try stream(sampleBodies, [person, PersonExporter.samplesPerBody, PersonExporter.storedBytesPerBody], on: connection) { row in
             bodies += 1
             let kind = row[0] == "export" ? "apple-export" : "healthd"
             files.append(try writer.write(String(format: "\(kind)/%06d.json", bodies), kind: kind, items: try row.decode(1),
@@ -115,7 +122,7 @@ enum PersonExportQueries {
                                           items: 1, Array(try row.decode(1, as: String.self).utf8)))
         }
         bodies = 0
-        try stream(wellnessBodies, [person, PersonExporter.itemsPerBody], on: connection) { row in
+        try stream(wellnessBodies, [person, PersonExporter.itemsPerBody, PersonExporter.storedBytesPerBody], on: connection) { row in
             bodies += 1
             files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: "wellness", items: try row.decode(0),
                                           Array(try row.decode(1, as: String.self).utf8)))

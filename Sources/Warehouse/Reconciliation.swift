@@ -1,4 +1,5 @@
 import Foundation
+import HealthPayload
 import Postgres
 
 /// Reconciling a person with the Health app's export (docs/apple-export.md, "Deletions"): the export's records
@@ -26,6 +27,14 @@ public enum Reconciliation {
         public var hint: String?
 
         public var description: String { message }
+    }
+
+    /// Why an export's `ExportDate` (ISO 8601, the offset written) cannot be reconciled with, or
+    /// nil: a date after the day after tomorrow (UTC), the bound of every instant (`Plausibility`),
+    /// would mark what is held before it and make every real export after it "older".
+    public static func exportDateReason(_ exportDate: String, now: Int64 = Plausibility.nowMilliseconds()) -> String? {
+        guard let instant = Timestamp(iso8601: exportDate) else { return "is not a date" }
+        return Plausibility.instantReason(milliseconds: instant.millisecondsSinceEpoch, latest: Plausibility.latestMilliseconds(now: now))
     }
 
     /// SQLSTATEs `reconcile_export` refuses with: a type losing over 20 %, an older export.

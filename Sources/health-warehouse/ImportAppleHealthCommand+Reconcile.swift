@@ -30,6 +30,10 @@ struct ExportReconcile {
             throw CommandFailure(message: "\(command.path) has no ExportDate: what it holds cannot be told from what Health deleted; nothing was imported or marked",
                                  hint: "reconcile with an export the Health app made (Export All Health Data), or import it without --reconcile")
         }
+        if let reason = Reconciliation.exportDateReason(exportDate) {
+            throw CommandFailure(message: "\(command.path): its ExportDate \(exportDate) \(reason): reconciling with it would mark what started before it and refuse every real export after it; refused, nothing was imported or marked",
+                                 hint: "export again from the Health app (Export All Health Data) on a phone whose clock is right")
+        }
         if staged.skipped > 0 && !command.force {
             throw CommandFailure(message: "\(staged.skipped) elements of \(command.path) could not be read: their samples would be marked deleted; refused, nothing was imported or marked",
                                  hint: "import it without --reconcile to see them named, or pass --force to mark anyway")

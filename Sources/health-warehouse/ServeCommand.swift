@@ -35,6 +35,12 @@ struct ServeCommand: Command {
 
           --listen HOST:PORT     address to listen on (default 127.0.0.1:8080; 0.0.0.0:8080
                                  or [::]:8080 to accept the phone from the network)
+          --host NAME            a host name clients reach this server by (repeatable):
+                                 what a reverse proxy or the phone puts in Host, such as
+                                 health.example.net. IP addresses and localhost are always
+                                 answered; any other name gets 421 and changes nothing, on
+                                 every path (a web page cannot reach serve by pointing its
+                                 own name at this machine: DNS rebinding)
           --auth-header NAME     header carrying the credential (default Authorization, whose
                                  value must be `Bearer <token>`; with another name the whole
                                  value is the token)
@@ -70,6 +76,8 @@ struct ServeCommand: Command {
         """
 
     var address: ListenAddress
+    /// The names of `--host`: requests naming any other host are answered 421.
+    var hostNames: HostNames
     var authHeader: String
     var maxBody: Int
     var bodyBudget: Int
@@ -87,7 +95,7 @@ struct ServeCommand: Command {
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: OperationsOptions.flagNames.union(["insecure-no-auth", "mcp"]),
                                          options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(OperationsOptions.optionNames).union([
-                                             "listen", "auth-header", "max-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
+                                             "listen", "host", "auth-header", "max-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
                                              "timeout", "request-deadline"]))
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "serve takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
@@ -97,6 +105,12 @@ struct ServeCommand: Command {
         } catch {
             throw UsageError(message: "--listen: \(error)", command: Self.name)
         }
+        let names = parsed.values["host"] ?? []
+        if let bad = names.first(where: { !HostNames.isValidName($0) }) {
+            throw UsageError(message: "--host takes a host name such as health.example.net (no port, no scheme), got \"\(bad)\"",
+                             command: Self.name)
+        }
+        hostNames = HostNames(names)
         authHeader = parsed.value("auth-header") ?? "Authorization"
         guard !authHeader.isEmpty, authHeader.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) else {
             throw UsageError(message: "--auth-header must be a header name such as Authorization or X-Token", command: Self.name)
@@ -161,7 +175,7 @@ struct ServeCommand: Command {
                 guard receiver.isReady else { return receiver.admit(head) }
                 return assistant?.admit(head) ?? page.admit(head) ?? receiver.admit(head)
             })
-            let metricsServer = operations.metricsServer(metrics)
+            let metricsServer = operations.metricsServer(metrics, hostNames: hostNames)
             let stopped = DispatchSemaphore(value: 0)
             let stopping = Atomic<Bool>(false)
             Shutdown.shared.takeOver { signal in
@@ -218,7 +232,15 @@ struct ServeCommand: Command {
             perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
             requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
             returnMemoryAfterBytes: Self.returnMemoryAfterBytes, tls: operations.tls,
-            onAnswered: { [mcp] in metrics.answered($0, family: mcp && $0.path == MCPEndpoint.path ? .other : nil) })
+            onAnswered: { [mcp] in metrics.answered($0, family: mcp && $0.path == MCPEndpoint.path ? .other : nil) },
+            hostNames: hostNames, onMisdirected: Self.logMisdirected)
+    }
+
+    /// One line for a request refused for its `Host` (421): the name it used, so a proxy that
+    /// needs `--host` is found.
+    static let logMisdirected: @Sendable (HTTPRequestHead) -> Void = { head in
+        Log.event("http.misdirected", ["method": head.method, "path": head.path, "host": head.headers["Host"] ?? "",
+                                       "hint": "add the name with --host NAME if clients should reach serve by it"])
     }
 
     /// Starts the receiver, then the metrics listener; either failing stops both.

@@ -67,7 +67,7 @@ struct ServeTLSTests {
         try Self.withTLSServe { _, port, _, _ throws in
             let connection = try HTTPTestConnection(port: port)
             defer { connection.close() }
-            try connection.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            try connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(throws: HTTPTestClientError.self) { _ = try connection.readResponse(timeout: 5) }
         }
     }

@@ -284,7 +284,9 @@ BEGIN
     PERFORM health_store.mark_deleted(p_person, v_group.uuids, v_group.deleted_by_export, v_group.deleted_at);
   END LOOP;
   INSERT INTO health_store.reconciliations
-  SELECT (jsonb_populate_record(NULL::health_store.reconciliations, r.value || jsonb_build_object('person', p_person))).*
+  -- An export written before reconciliations were marked forced has no such key: not forced.
+  SELECT (jsonb_populate_record(NULL::health_store.reconciliations,
+                                jsonb_build_object('forced', false) || r.value || jsonb_build_object('person', p_person))).*
   FROM jsonb_array_elements(coalesce(p_deletions->'reconciliations', '[]'::jsonb)) AS r
   ON CONFLICT DO NOTHING;
 END
