@@ -40,6 +40,9 @@ let package = Package(
         .target(name: "Receiver", dependencies: ["HTTPServer", "Warehouse", "HealthPayload", "Postgres", "Hashing", "Metrics"]),
         // The page under /ui (docs/ui.md): sessions, server-side SVG, reading the views as health_reader.
         .target(name: "WebUI", dependencies: ["HTTPServer", "Warehouse", "Postgres", "Hashing", "CZlib", "Civil"]),
+        // The assistant's MCP server (docs/assistant.md): the protocol, its tools over the views read as
+        // health_reader, the stdio transport and Streamable HTTP at /mcp.
+        .target(name: "Assistant", dependencies: ["HTTPServer", "Warehouse", "Postgres", "HealthPayload", "Receiver", "WebUI", "Civil"]),
         // Backlog files read into healthd batches (walked, inflated, split, decoded); no database
         // (Warehouse only for the ledger's value types).
         .target(name: "Backlog", dependencies: ["Warehouse", "HealthPayload", "Hashing", "CZlib"]),
@@ -54,7 +57,7 @@ let package = Package(
         .target(name: "DemoData", dependencies: ["HealthPayload", "Hashing", "Civil"]),
         .executableTarget(name: "health-warehouse",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Receiver", "Backlog", "HTTPServer", "DemoData", "Metrics",
-                                         "AppleExport", "Pipeline", "Hashing", "Civil", "WebUI"]),
+                                         "AppleExport", "Pipeline", "Hashing", "Civil", "WebUI", "Assistant"]),
 
         // Throwaway PostgreSQL clusters with migrated databases, the built binary as a child
         // process and a raw HTTP client: shared by the tests (through TestSupport) and the benchmarks.
@@ -63,7 +66,7 @@ let package = Package(
         // Benchmarks: figures next to a baseline measured in the same run (docs/benchmarks.md).
         .executableTarget(name: "health-warehouse-bench",
                           dependencies: ["Postgres", "Warehouse", "HealthPayload", "Backlog", "DemoData", "Harness", "AppleExport",
-                                         "Pipeline", "Hashing", "Civil", "Receiver", "HTTPServer"],
+                                         "Pipeline", "Hashing", "Civil", "Receiver", "HTTPServer", "Assistant"],
                           path: "Sources/Benchmarks"),
 
         // Tests: a throwaway PostgreSQL cluster per run, a fresh database per test.
@@ -88,7 +91,7 @@ let package = Package(
         // The page (/ui) in headless Chromium lives here too: it needs the demo history (ui/*.py drive the browser).
         .testTarget(name: "DeploymentTests", dependencies: ["Postgres", "Warehouse", "TestSupport", "HealthPayload", "DemoData", "Hashing", "Civil",
                                                             "health-warehouse", "CYAML"],
-                    exclude: ["ui"]),
+                    exclude: ["ui", "mcp"]),
         .testTarget(name: "WebUITests", dependencies: ["WebUI", "Warehouse", "Postgres", "HTTPServer", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -100,7 +100,7 @@ COMMENT ON COLUMN health_store.sample_rows.deleted_by_export IS
   'ExportDate of the export that did not hold the sample; NULL while Health holds it.';
 
 ALTER TABLE health_store.migration_tasks DROP CONSTRAINT IF EXISTS migration_tasks_task_check,
-  ADD CONSTRAINT migration_tasks_task_check CHECK (task IN ('rebuild_rollups', 'compact_samples'));
+  ADD CONSTRAINT migration_tasks_task_check CHECK (task IN ('rebuild_rollups', 'refresh_derived', 'compact_samples'));
 INSERT INTO health_store.migration_tasks (task, person)
 SELECT DISTINCT 'compact_samples', s.person FROM health_store.samples_0080 s;
 
@@ -175,10 +175,12 @@ CREATE TYPE health_store.incoming_sample AS (
   old_end_at    timestamptz,
   old_is_total  boolean,
   old_deleted   boolean,
-  twins         uuid[]
+  twins         uuid[],
+  twin_sources  text[],
+  action        text
 );
 COMMENT ON TYPE health_store.incoming_sample IS
-  'A sample of a batch as the write path reads it once: typed columns, the payload to store, the held copy of its uuid and its twins.';
+  'A sample of a batch as the write path reads it once: typed columns, the payload to store, the held copy of its uuid, and its twins with their sources.';
 
 -- What writing samples changed, for the one step that keeps everything derived right
 -- (health_store.apply_sample_changes): rollup keys to recompute, samples only added to other

@@ -17,4 +17,4 @@ SELECT f.person,
        f.is_stale,
        f.hint
 FROM health.freshness f
-ORDER BY f.person;
+ORDER BY f.person COLLATE "C";

@@ -43,4 +43,4 @@ JOIN params p ON p.person = c.person
 WHERE c.day > p.today - p.days
   AND c.healthkit_value <> 0
   AND abs(c.difference) > p.pct / 100 * abs(c.healthkit_value)
-ORDER BY c.day, c.metric;
+ORDER BY c.day, c.metric COLLATE "C";

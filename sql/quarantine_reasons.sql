@@ -21,4 +21,4 @@ SELECT q.reason,
 FROM health.quarantine q
 WHERE q.person = :'person'
 GROUP BY q.reason
-ORDER BY count(*) DESC, q.reason;
+ORDER BY count(*) DESC, q.reason COLLATE "C";

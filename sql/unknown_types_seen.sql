@@ -19,4 +19,4 @@ SELECT u.type,
        u.last_start_at
 FROM health.unknown_types u
 WHERE u.person = :'person'
-ORDER BY u.samples DESC, u.type;
+ORDER BY u.samples DESC, u.type COLLATE "C";

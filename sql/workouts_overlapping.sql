@@ -35,4 +35,4 @@ FROM health.workouts w
 JOIN params p ON p.person = w.person
 WHERE cardinality(w.overlapping) > 0
   AND w.day > p.today - p.days
-ORDER BY w.start_at, w.source;
+ORDER BY w.start_at, w.source COLLATE "C";

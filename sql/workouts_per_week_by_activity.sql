@@ -33,4 +33,4 @@ FROM health.workouts w
 JOIN params p ON p.person = w.person
 WHERE w.day >= date_trunc('week', p.today)::date - 7 * (p.weeks - 1)
 GROUP BY 1, 2
-ORDER BY 1, 3 DESC, 2;
+ORDER BY 1, 3 DESC, w.activity_name COLLATE "C";

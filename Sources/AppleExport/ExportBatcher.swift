@@ -36,6 +36,9 @@ public struct ExportBatch: Sendable {
 
     var samples = JSONWriter(capacity: 1 << 20)
     var sampleCount = 0
+    /// Records and workouts read but refused by a bound, positioned among the samples.
+    var quarantined: [QuarantinedSample] = []
+    var quarantinedBytes = 0
     /// Earliest start and latest end of its samples: the delivery's window.
     var windowStart: ExportTimestamp?
     var windowEnd: ExportTimestamp?
@@ -47,19 +50,32 @@ public struct ExportBatch: Sendable {
         summaries.beginArray()
     }
 
-    var units: Int { sampleCount + summaryCount }
+    var units: Int { sampleCount + quarantined.count + summaryCount }
 
     /// What a route point takes in memory: a time, two coordinates and five optional numbers.
     static let routePointBytes = 3 * 8 + 5 * MemoryLayout<Double?>.stride
 
     /// The memory its samples, summaries and routes take, roughly.
-    var bytes: Int { samples.bytes.count + summaries.bytes.count + routePoints * Self.routePointBytes }
+    var bytes: Int { samples.bytes.count + quarantinedBytes + summaries.bytes.count + routePoints * Self.routePointBytes }
 
     mutating func add(_ sample: MappedSample) {
         samples.raw(sample.json)
         sampleCount += 1
         if windowStart.map({ sample.start.milliseconds < $0.milliseconds }) ?? true { windowStart = sample.start }
         if windowEnd.map({ sample.end.milliseconds > $0.milliseconds }) ?? true { windowEnd = sample.end }
+    }
+
+    /// Keeps an element that breaks a bound as the delivery's quarantined sample: its reason
+    /// led by its line, `raw` its attributes as a JSON object.
+    mutating func quarantine(_ name: String, line: Int, reason: String, attributes: ElementAttributes) {
+        var w = JSONWriter(capacity: 256)
+        w.beginObject()
+        for (key, text) in attributes.pairs { w.member(key, text) }
+        w.endObject()
+        let raw = String(decoding: w.bytes, as: UTF8.self)
+        quarantined.append(QuarantinedSample(position: sampleCount + quarantined.count + 1,
+                                             reason: "line \(line), \(name): \(reason)", raw: raw))
+        quarantinedBytes += raw.utf8.count
     }
 
     /// Closes the arrays; the samples become a delivery numbered `sequence` of `exportId`
@@ -72,7 +88,8 @@ public struct ExportBatch: Sendable {
         let envelope = Envelope(exportId: exportId, generatedAt: generated, batchSequence: sequence, isFinalBatch: isFinal,
                                 basis: "export", windowStart: windowStart?.text ?? generated, windowEnd: windowEnd?.text ?? generated,
                                 occasionStart: generated, occasionEnd: generated)
-        delivery = Batch(format: .json, envelope: envelope, samplesJSON: json, validSampleCount: sampleCount, quarantined: [])
+        delivery = Batch(format: .json, envelope: envelope, samplesJSON: json, validSampleCount: sampleCount, quarantined: quarantined)
+        quarantined = []
         bodySHA256 = SHA256.hash(json)
     }
 }
@@ -155,7 +172,7 @@ final class ExportBatcher {
             batch.recordsRead += 1
             switch mapper.record(r) {
             case .success(let sample): batch.add(sample)
-            case .failure(let f): skip("Record", r.line, f.reason)
+            case .failure(let f): refuse("Record", r.line, f, r.attributes)
             }
             batch.lineEnd = r.line
         case .workout(let w):
@@ -168,7 +185,7 @@ final class ExportBatcher {
                     batch.routePoints += route.count
                 }
             case .failure(let f):
-                skip("Workout", w.line, f.reason)
+                refuse("Workout", w.line, f, w.attributes)
             }
             batch.lineEnd = w.line
         case .activitySummary(let s):
@@ -177,7 +194,7 @@ final class ExportBatcher {
                 batch.summaries.raw(json)
                 batch.summaryCount += 1
             case .failure(let f):
-                skip("ActivitySummary", s.line, f.reason)
+                refuse("ActivitySummary", s.line, f, s.attributes)
             }
             batch.lineEnd = s.line
         case .skipped(let s):
@@ -203,7 +220,7 @@ final class ExportBatcher {
         var ready = batch
         ready.exportDate = exportDate?.text
         batch = ExportBatch()
-        if ready.sampleCount > 0 || (ready.isFinal && numbering.lastSequence > 0) {
+        if ready.sampleCount > 0 || !ready.quarantined.isEmpty || (ready.isFinal && numbering.lastSequence > 0) {
             numbering.lastSequence += 1
             ready.seal(exportId: numbering.exportId, sequence: numbering.lastSequence,
                        generated: exportDate?.text ?? numbering.fallbackGenerated)
@@ -215,6 +232,14 @@ final class ExportBatcher {
 
     private func skip(_ name: String, _ line: Int, _ reason: String) {
         skipped(SkippedElement(name: name, line: line, reason: reason))
+    }
+
+    /// A record, workout or activity summary the mapping refused: quarantined with the batch
+    /// when it breaks a bound, skipped when it cannot be read; named either way.
+    private func refuse(_ name: String, _ line: Int, _ failure: MappingFailure, _ attributes: ElementAttributes) {
+        guard failure.isBound else { return skip(name, line, failure.reason) }
+        batch.quarantine(name, line: line, reason: failure.reason, attributes: attributes)
+        skipped(SkippedElement(name: name, line: line, reason: failure.reason, isQuarantined: true))
     }
 
     /// The workout's route: its inline points and the points of every route file it names

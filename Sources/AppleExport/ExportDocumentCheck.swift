@@ -13,7 +13,7 @@ public enum ExportDocumentCheck {
         public var summaries: [[UInt8]] = []
         /// The route files the workouts name, as written.
         public var routeFiles: [String] = []
-        /// What was skipped, in order.
+        /// What was skipped or quarantined (`isQuarantined`), in order.
         public var skipped: [SkippedElement] = []
         /// The lines of the document (1 + its line breaks).
         public var lines = 0
@@ -29,18 +29,18 @@ public enum ExportDocumentCheck {
             case .record(let r):
                 switch mapper.record(r) {
                 case .success(let sample): outcome.samples.append(sample.json)
-                case .failure(let f): outcome.skipped.append(SkippedElement(name: "Record", line: r.line, reason: f.reason))
+                case .failure(let f): outcome.skipped.append(SkippedElement(name: "Record", line: r.line, reason: f.reason, isQuarantined: f.isBound))
                 }
             case .workout(let w):
                 outcome.routeFiles += w.routeFiles
                 switch mapper.workout(w) {
                 case .success(let sample): outcome.samples.append(sample.json)
-                case .failure(let f): outcome.skipped.append(SkippedElement(name: "Workout", line: w.line, reason: f.reason))
+                case .failure(let f): outcome.skipped.append(SkippedElement(name: "Workout", line: w.line, reason: f.reason, isQuarantined: f.isBound))
                 }
             case .activitySummary(let s):
                 switch mapper.activitySummary(s) {
                 case .success(let json): outcome.summaries.append(json)
-                case .failure(let f): outcome.skipped.append(SkippedElement(name: "ActivitySummary", line: s.line, reason: f.reason))
+                case .failure(let f): outcome.skipped.append(SkippedElement(name: "ActivitySummary", line: s.line, reason: f.reason, isQuarantined: f.isBound))
                 }
             case .skipped(let s):
                 outcome.skipped.append(s)

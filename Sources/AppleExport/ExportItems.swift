@@ -53,7 +53,9 @@ struct ExportActivitySummary: Sendable {
     var line: Int
 }
 
-/// Something of the export that could not be read: named with its line, and left out.
+/// Something of the export that is not stored as a sample: named with its line, and left out —
+/// skipped when it could not be read, or quarantined (kept in `health.quarantine` with its
+/// reason) when it was read but breaks a bound a healthd sample is held to.
 public struct SkippedElement: Sendable, Equatable, CustomStringConvertible {
     /// The element's name (`Record`, `Workout`, …), or what else it was (`text`, a route file).
     public var name: String
@@ -61,17 +63,21 @@ public struct SkippedElement: Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     /// Why it was left out.
     public var reason: String
+    /// True for a record, workout or activity summary quarantined (kept with its reason), not skipped.
+    public var isQuarantined: Bool
 
-    /// A skipped element.
-    public init(name: String, line: Int, reason: String) {
+    /// A skipped (or, with `isQuarantined`, quarantined) element.
+    public init(name: String, line: Int, reason: String, isQuarantined: Bool = false) {
         self.name = name
         self.line = line
         self.reason = reason
+        self.isQuarantined = isQuarantined
     }
 
-    /// `line 5: Record skipped: attributes construct error`
+    /// `line 5: Record skipped: attributes construct error`, `line 9: Record quarantined: …`
     public var description: String {
-        line > 0 ? "line \(line): \(name) skipped: \(reason)" : "\(name) skipped: \(reason)"
+        let what = "\(name) \(isQuarantined ? "quarantined" : "skipped"): \(reason)"
+        return line > 0 ? "line \(line): " + what : what
     }
 }
 

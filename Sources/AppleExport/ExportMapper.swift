@@ -15,21 +15,36 @@ struct MappedSample: Sendable {
 /// Why an element could not become a sample or summary.
 struct MappingFailure: Error {
     var reason: String
+    /// The element was read but breaks a bound every way in applies (a text over `TextLimit`,
+    /// a value or instant outside `Plausibility`, a number the rollups cannot sum): a record or
+    /// workout so refused is quarantined, as healthd's sample would be, rather than skipped.
+    var isBound = false
+
     init(_ reason: String) { self.reason = reason }
+
+    /// A failure of a bound (`isBound`).
+    static func bound(_ reason: String) -> MappingFailure {
+        var failure = MappingFailure(reason)
+        failure.isBound = true
+        return failure
+    }
 }
 
-/// The mapping of CONTRACT.md §5: records and workouts to samples in healthd's shape (values of
-/// catalog types in the catalog's units, sleep stages by name, everything else of the element
-/// kept under the payload's `healthExport` key), activity summaries to their row.
+/// The mapping of the Health app's export (docs/apple-export.md): records and workouts to samples
+/// in healthd's shape (values of catalog types in the catalog's units, sleep stages by name,
+/// everything else of the element kept under the payload's `healthExport` key), activity
+/// summaries to their row.
 ///
 /// Every object built is valid for PostgreSQL by construction, as `PayloadDecoder` guarantees
 /// for what it passes: a UUID, timestamps in the reference's shape with their ranges checked
 /// (`Timestamp`), finite numbers within the validator's bounds, strings from libxml2 (valid
 /// UTF-8, no NUL) escaped by `JSONString`.
 ///
-/// What healthd's validator quarantines is skipped here, for the same reasons: a `type`,
-/// `sourceName`, `unit` or workout activity over `TextLimit.maxBytes`, a value outside its type's
-/// `Plausibility` range, an instant before 1970 or after the day after tomorrow.
+/// What healthd's validator quarantines fails here as a bound (`MappingFailure.isBound`), for the
+/// same reasons: a `type`, `sourceName`, `unit` or workout activity over `TextLimit.maxBytes`, a
+/// value outside its type's `Plausibility` range, an instant before 1970 or after the day after
+/// tomorrow. What cannot be read at all (no type, a date or number that is not one, a unit with
+/// no conversion) fails plainly, and the element is skipped.
 struct ExportMapper: Sendable {
     let catalog: ExportCatalog
     /// The first implausible instant, milliseconds since the epoch (`Plausibility`).
@@ -47,7 +62,7 @@ struct ExportMapper: Sendable {
     func record(_ r: ExportRecord) -> Result<MappedSample, MappingFailure> {
         let a = r.attributes
         guard let type = a["type"], !type.isEmpty else { return .failure(MappingFailure("it has no type")) }
-        if let excess = TextLimit.excess(type) { return .failure(MappingFailure("type is \(excess)")) }
+        if let excess = TextLimit.excess(type) { return .failure(.bound("type is \(excess)")) }
         let source: String, start: ExportTimestamp, end: ExportTimestamp
         switch sourceAndSpan(a) {
         case .success(let found): (source, start, end) = found
@@ -154,14 +169,14 @@ struct ExportMapper: Sendable {
                 if let number = ExportNumber.parse(written) { typed.value = number } else { typed.text = written }
             }
             if let unit, !unit.isEmpty {
-                if let excess = TextLimit.excess(unit) { return .failure(MappingFailure("unit is \(excess)")) }
+                if let excess = TextLimit.excess(unit) { return .failure(.bound("unit is \(excess)")) }
                 typed.unit = unit
             }
         }
-        if let value = typed.value, let reason = rangeReason(value) { return .failure(MappingFailure("value \(reason)")) }
+        if let value = typed.value, let reason = rangeReason(value) { return .failure(.bound("value \(reason)")) }
         if let value = typed.value, typed.kind == "quantity", let range = Plausibility.range(of: type),
            let reason = Plausibility.valueReason("value", value, range, of: type) {
-            return .failure(MappingFailure(reason))
+            return .failure(.bound(reason))
         }
         return .success(typed)
     }
@@ -191,7 +206,7 @@ struct ExportMapper: Sendable {
     func workout(_ x: ExportWorkout) -> Result<MappedSample, MappingFailure> {
         let a = x.attributes
         guard let activityText = a["workoutActivityType"] else { return .failure(MappingFailure("it has no workoutActivityType")) }
-        if let excess = TextLimit.excess(activityText) { return .failure(MappingFailure("workoutActivityType is \(excess)")) }
+        if let excess = TextLimit.excess(activityText) { return .failure(.bound("workoutActivityType is \(excess)")) }
         let source: String, start: ExportTimestamp, end: ExportTimestamp
         switch sourceAndSpan(a) {
         case .success(let found): (source, start, end) = found
@@ -220,8 +235,8 @@ struct ExportMapper: Sendable {
         case .failure(let f): return .failure(f)
         }
         for (what, v) in [("duration", Optional(duration)), ("distance", distance), ("energy", energy)] {
-            if let v, let reason = Self.rangeReason(v) { return .failure(MappingFailure("\(what) \(reason)")) }
-            if let v, let reason = Plausibility.valueReason(what, v, Plausibility.workoutTotals) { return .failure(MappingFailure(reason)) }
+            if let v, let reason = Self.rangeReason(v) { return .failure(.bound("\(what) \(reason)")) }
+            if let v, let reason = Plausibility.valueReason(what, v, Plausibility.workoutTotals) { return .failure(.bound(reason)) }
         }
 
         var w = JSONWriter(capacity: 1024)
@@ -301,7 +316,7 @@ struct ExportMapper: Sendable {
             return .failure(MappingFailure("dateComponents \"\(Self.snippet(a["dateComponents"] ?? ""))\" is not a date"))
         }
         if let reason = Plausibility.instantReason(milliseconds: midnight.milliseconds, latest: latest) {
-            return .failure(MappingFailure("dateComponents \"\(day)\" \(reason)"))
+            return .failure(.bound("dateComponents \"\(day)\" \(reason)"))
         }
         var w = JSONWriter(capacity: 512)
         w.beginObject()
@@ -317,7 +332,7 @@ struct ExportMapper: Sendable {
                 return .failure(MappingFailure("\(attribute) \"\(Self.snippet(text))\" \(unit.map { "(\($0)) " } ?? "")is not a number the warehouse reads"))
             }
             let value = conversion.apply(number)
-            if let reason = Self.rangeReason(value) { return .failure(MappingFailure("\(attribute) \(reason)")) }
+            if let reason = Self.rangeReason(value) { return .failure(.bound("\(attribute) \(reason)")) }
             w.key(key)
             w.number(value)
         }
@@ -336,7 +351,7 @@ struct ExportMapper: Sendable {
     private func sourceAndSpan(_ a: ElementAttributes) -> Result<(String, ExportTimestamp, ExportTimestamp), MappingFailure> {
         let name = a["sourceName"] != nil ? "sourceName" : "source"
         guard let source = a[name] else { return .failure(MappingFailure("it has no sourceName")) }
-        if let excess = TextLimit.excess(source) { return .failure(MappingFailure("\(name) is \(excess)")) }
+        if let excess = TextLimit.excess(source) { return .failure(.bound("\(name) is \(excess)")) }
         var stamps: [ExportTimestamp] = []
         for name in ["startDate", "endDate"] {
             guard let text = a[name] else { return .failure(MappingFailure("it has no \(name)")) }
@@ -344,7 +359,7 @@ struct ExportMapper: Sendable {
                 return .failure(MappingFailure("\(name) \"\(Self.snippet(text))\" is not a date like 2019-06-11 15:00:00 +0100"))
             }
             if let reason = Plausibility.instantReason(milliseconds: stamp.milliseconds, latest: latest) {
-                return .failure(MappingFailure("\(name) \"\(Self.snippet(text))\" \(reason)"))
+                return .failure(.bound("\(name) \"\(Self.snippet(text))\" \(reason)"))
             }
             stamps.append(stamp)
         }

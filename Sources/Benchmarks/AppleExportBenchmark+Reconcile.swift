@@ -2,8 +2,8 @@ import Foundation
 import Harness
 import Postgres
 
-/// The reconcile step of the apple-export section (docs/benchmarks.md, "Apple Health export";
-/// issue 25's goal): the database that imported the export is reconciled with the same export,
+/// The reconcile step of the apple-export section (docs/benchmarks.md, "Apple Health export",
+/// whose goal it measures): the database that imported the export is reconciled with the same export,
 /// unpacked, with every 100th one-line `<Record>` removed —
 /// 1 % of the samples, deleted in Health before the export was made. Exactly those must be
 /// marked; the time is printed next to the import's own.

@@ -7,14 +7,18 @@ import Harness
 ///
 /// The second audit's files, made at run time (`HostileExport`, a few hundred KB each as
 /// export.zip): one huge attribute, one huge comment, one huge GPX `<ele>`, at each size of
-/// `--sizes` (MiB), and one route file a workout names a hundred ways. Each is imported by the
+/// `--sizes` (MiB), and one route file a workout names a hundred ways; and the third audit's:
+/// `--records` (800) Records each with an attribute of `--record-bytes` (1,000,000), whose peak
+/// RSS must stay within the contract's 256 MB however many there are. Each is imported by the
 /// release binary into a fresh database under GNU time — wall seconds, peak RSS, records read
 /// and elements skipped — and, with `--baseline PATH`, by another build too (the one before the
 /// bounds), side by side, up to `--baseline-max` MiB (beyond, the old reader takes minutes and
 /// gigabytes).
 func runExportLimitsBenchmark(_ arguments: [String], durability: ClusterDurability) throws {
-    var options = OptionReader(arguments, usage: "usage: health-warehouse-bench export-limits [--sizes 8,16,32,64,256] [--baseline PATH] [--baseline-max MIB (64)]")
+    var options = OptionReader(arguments, usage: "usage: health-warehouse-bench export-limits [--sizes 8,16,32,64,256] [--records 800] [--record-bytes 1000000] [--baseline PATH] [--baseline-max MIB (64)]")
     var sizes = [8, 16, 32, 64, 256]
+    var records = 800
+    var recordBytes = 1_000_000
     var baseline: String?
     var baselineMax = 64
     while let option = options.next() {
@@ -24,6 +28,8 @@ func runExportLimitsBenchmark(_ arguments: [String], durability: ClusterDurabili
                 guard let n = Int(text), n > 0, n <= 4096 else { throw options.failure("--sizes takes MiB from 1 to 4096, comma-separated") }
                 return n
             }
+        case "--records": records = try options.number()
+        case "--record-bytes": recordBytes = try options.number()
         case "--baseline": baseline = try options.value()
         case "--baseline-max": baselineMax = try options.number()
         default: throw options.failure("unknown option \(option)")
@@ -42,25 +48,33 @@ func runExportLimitsBenchmark(_ arguments: [String], durability: ClusterDurabili
 
     var rows: [String] = []
     let cases = [HostileExport.Kind.attribute, .comment, .elevation].flatMap { kind in sizes.map { (kind, $0) } } + [(.routeSpellings, 0)]
-    for (kind, mib) in cases {
-        let archive = folder + "/\(kind.rawValue)-\(mib).zip"
-        try writeHostileExport(kind, hugeBytes: mib << 20, to: archive)
+    /// Imports one archive by the binary (and the baseline when `withBaseline`); its table row.
+    func measure(_ name: String, _ part: String, _ entries: [(name: String, next: () -> [UInt8]?)], withBaseline: Bool) throws -> String {
+        let archive = folder + "/\(name).zip"
+        try writeArchive(entries, to: archive)
+        defer { try? FileManager.default.removeItem(atPath: archive) }
         let archiveSize = (try FileManager.default.attributesOfItem(atPath: archive)[.size] as? NSNumber)?.intValue ?? 0
-        let after = try importUnderTime(binary, archive, cluster: cluster)
-        var row = "| \(kind.rawValue) | \(kind == .routeSpellings ? "\(HostileExport.spellings) names" : "\(mib) MiB") | \(archiveSize / 1024) KiB | \(after)"
-        if let baseline, mib <= baselineMax {
+        var row = "| \(name) | \(part) | \(archiveSize / 1024) KiB | \(try importUnderTime(binary, archive, cluster: cluster))"
+        if let baseline, withBaseline {
             row += " \(try importUnderTime(baseline, archive, cluster: cluster))"
         } else if baseline != nil {
             row += " not run | | |"
         }
-        rows.append(row)
         FileHandle.standardError.write(Data((row + "\n").utf8))
-        try FileManager.default.removeItem(atPath: archive)
+        return row
     }
-    let columns = "| s | peak RSS | read, new, skipped, route points |"
+    for (kind, mib) in cases {
+        rows.append(try measure(kind.rawValue, kind == .routeSpellings ? "\(HostileExport.spellings) names" : "\(mib) MiB",
+                                HostileExport.entries(kind, hugeBytes: mib << 20), withBaseline: mib <= baselineMax))
+    }
+    // The third audit's: memory must not grow with the records read (800 of 1 MB took 711 MB).
+    rows.append(try measure("large attributes", "\(records) × \(recordBytes) B",
+                            HostileExport.largeAttributes(records: records, bytes: recordBytes), withBaseline: true))
+    let columns = "s | peak RSS | read, new, skipped, route points |"
     print("""
 
-        Export reader bounds (the second audit's files), each imported into a fresh database
+        Export reader bounds (the second and third audits' files), each imported into a fresh database;
+        peak RSS by GNU time, the contract's bound 256 MB (244 MiB) whatever the file
 
         | file | huge part | export.zip | \(columns)\(baseline == nil ? "" : " before: \(columns)")
         |---|---:|---:|---:|---:|---|\(baseline == nil ? "" : "---:|---:|---|")
@@ -70,10 +84,10 @@ func runExportLimitsBenchmark(_ arguments: [String], durability: ClusterDurabili
         """)
 }
 
-/// Writes a `HostileExport` as export.zip, its huge part streamed in.
-private func writeHostileExport(_ kind: HostileExport.Kind, hugeBytes: Int, to path: String) throws {
+/// Writes `HostileExport` entries as export.zip, their huge parts streamed in.
+private func writeArchive(_ entries: [(name: String, next: () -> [UInt8]?)], to path: String) throws {
     let zip = try ZipWriter(path: path, modified: 1_710_230_400)
-    for entry in HostileExport.entries(kind, hugeBytes: hugeBytes) {
+    for entry in entries {
         try zip.add(entry.name, entry.next)
     }
     try zip.close()

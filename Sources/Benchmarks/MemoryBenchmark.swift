@@ -11,7 +11,7 @@ let memoryUsage = """
       --budget SIZE serve's --body-budget (default: serve's own)
     """
 
-/// `memory` (issue 21.3, CONTRACT.md §1 "serve stays under 512 MiB resident"): N workouts of
+/// `memory` (`serve` stays under 512 MiB resident whatever clients send: docs/receiver.md): N workouts of
 /// M MiB at once from one token against a real `serve`, its resident memory before, at its peak
 /// (`VmHWM`) and once settled; the answers; and, sent again one at a time, every workout stored.
 /// Memory is a bound, not a speed: there is no baseline, the figures are the point.
@@ -56,7 +56,7 @@ func runMemoryBenchmark(_ arguments: [String], durability: ClusterDurability) th
         \(durability.benchmarkLabel); load average \(loadAverage())
         \(count) workouts of \(mib) MiB at once from one token (\(points / max(1, count)) route points each), in \(String(format: "%.1f", run.seconds)) s
           answers: \(run.statuses.map(String.init).joined(separator: " ")) (503s sent again: \(resent), then all \(count) stored)
-          serve RSS: before \(mibText(run.beforeKiB)), peak \(mibText(run.peakKiB)) (VmHWM; CONTRACT.md §1: < 512 MiB), \
+          serve RSS: before \(mibText(run.beforeKiB)), peak \(mibText(run.peakKiB)) (VmHWM; the bound: < 512 MiB), \
         \(String(format: "%.1f", run.settleSeconds)) s after the last answer \(mibText(run.settledKiB)) (goal < 256 MiB)
           serve RSS peak over the whole run, resends included: \(mibText(ProcessMemory.kib("VmHWM", of: serve.pid)))
         """)

@@ -25,7 +25,7 @@ extension UIBenchmark {
     /// Signs in as the page's form does; the session id of the cookie.
     func signIn(port: Int, token: String) throws -> String {
         let answer = try HTTPTestClient.request(port: port, method: "POST", path: "/ui/sign-in", headers: [
-            ("Origin", "http://test"), ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Origin", "http://127.0.0.1"), ("Content-Type", "application/x-www-form-urlencoded"),
         ], body: Array("token=\(token)".utf8), timeout: 120)
         guard answer.status == 200, let cookie = answer.header("Set-Cookie"),
               let id = cookie.firstMatch(of: /^hw_session=([A-Za-z0-9_-]+);/)?.1 else {

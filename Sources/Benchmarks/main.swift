@@ -5,7 +5,7 @@ import Harness
 // baseline measured in the same run. Run in release mode:
 //   swift run -c release health-warehouse-bench receiver
 let usage = """
-    usage: health-warehouse-bench receiver|views|ingest|stridee|apple-export|export-limits|ui|memory|metrics|tls|people|citus|hae [options] [--durability default|fast]
+    usage: health-warehouse-bench receiver|views|ingest|stridee|apple-export|export-limits|ui|mcp|memory|metrics|tls|people|citus|hae [options] [--durability default|fast]
       receiver  1000-sample batches over HTTP through serve vs a bare one-statement upsert of the same
                 bodies, the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients;
                 then six-hour Stridee rides and 2,000-item wellness batches over HTTP vs StrideeStore
@@ -16,6 +16,8 @@ let usage = """
       export-limits the second audit's hostile exports (a huge attribute, comment, GPX <ele>; a route
                 named 100 ways): seconds and peak RSS of import-apple-health, beside --baseline PATH
       ui        the page (GET /ui/days/365) at ~10M samples: serve's time, weight, first render in headless Chromium
+      mcp       the assistant's tools day and summary(365 days) at ~1M samples (--samples 10000000 for the goal's size):
+                the MCP server's own time and over HTTP, beside the plain daily_summary query
       memory    six 30 MiB workouts at once from one token: serve's resident memory before, at its peak, once settled
       metrics   probes/s with and without --metrics-listen, the cost of counting a request, a scrape with 1,000 persons
       tls       1000-sample batches and probes over HTTPS vs plain HTTP, handshake p50 (TLS 1.3, TLS 1.2)
@@ -42,6 +44,7 @@ do {
     case "apple-export": try runAppleExportBenchmark(arguments, durability: durability)
     case "export-limits": try runExportLimitsBenchmark(arguments, durability: durability)
     case "ui": try runUIBenchmark(arguments, durability: durability)
+    case "mcp": try runMCPBenchmark(arguments, durability: durability)
     case "memory": try runMemoryBenchmark(arguments, durability: durability)
     case "metrics": try runMetricsBenchmark(arguments, durability: durability)
     case "tls": try runTLSBenchmark(arguments, durability: durability)

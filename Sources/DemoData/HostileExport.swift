@@ -45,6 +45,23 @@ public enum HostileExport {
         return out
     }
 
+    /// The third audit's export: `records` step Records (one a minute from 2024-03-01 00:00)
+    /// each carrying a `note` attribute of `bytes` bytes — under the 1 MiB a token may take, so
+    /// every one is read and stored, its note in its payload. A reader whose memory grows with
+    /// the records it has read, rather than with what it holds at once, shows it here (800 of
+    /// 1 MB took 711 MB). The archive's one entry, as `entries` gives them.
+    public static func largeAttributes(records: Int, bytes: Int) -> [(name: String, next: () -> [UInt8]?)] {
+        var parts: [Part] = [.bytes(Array(head.utf8))]
+        for i in 0..<records {
+            let time = "2024-03-\(twoDigits(1 + i / 1440)) \(twoDigits(i / 60 % 24)):\(twoDigits(i % 60)):00 +0100"
+            parts.append(.bytes(Array(" <Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"Phone\" unit=\"count\" startDate=\"\(time)\" endDate=\"\(time)\" value=\"\(i % 100)\" note=\"".utf8)))
+            parts.append(.filler(UInt8(ascii: "a") + UInt8(i % 26), bytes))
+            parts.append(.bytes(Array("\"/>\n".utf8)))
+        }
+        parts.append(.bytes(Array(" </HealthData>\n".utf8)))
+        return [("apple_health_export/export.xml", chunks(parts))]
+    }
+
     /// The spellings `routeSpellings` names its one route file by.
     public static var routeReferences: [String] {
         (0..<spellings).map { i in
@@ -95,6 +112,8 @@ public enum HostileExport {
         let time = "2024-03-10T08:\(second / 60 < 10 ? "0" : "")\(second / 60):\(second % 60 < 10 ? "0" : "")\(second % 60)Z"
         return "<trkpt lat=\"\(52.5 + Double(i) * 1e-5)\" lon=\"13.4\"><ele>40</ele><time>\(time)</time></trkpt>\n"
     }
+
+    private static func twoDigits(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
     /// Bytes as they are, or `count` times one byte.
     private enum Part {

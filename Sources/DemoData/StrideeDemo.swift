@@ -2,7 +2,7 @@ import Civil
 import Foundation
 import HealthPayload
 
-/// Stridee bodies of a simulated person (CONTRACT.md §4), made from the same samples as their
+/// Stridee bodies of a simulated person (docs/stridee.md), made from the same samples as their
 /// healthd bodies, as an app reading HealthKit itself would push them:
 ///
 /// - a `healthkit.v1` body for each workout the watch recorded, with the HKWorkout's uuid of its

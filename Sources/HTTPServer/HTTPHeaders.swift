@@ -21,6 +21,21 @@ public struct HTTPHeaders: Sendable {
         fields.filter { Self.sameName($0.name, name) }.map(\.value)
     }
 
+    /// Header names a reverse proxy or CDN adds (RFC 7239's `Forwarded`, RFC 9110's `Via`, and
+    /// the de facto ones of nginx, Cloudflare, Akamai and others), lower case; besides these,
+    /// any `X-Forwarded-…`. The one list: the receiver and the page both ask `isForwarded`.
+    public static let forwardingNames: Set<String> = ["forwarded", "via", "x-real-ip", "cf-connecting-ip", "true-client-ip",
+                                                      "x-client-ip"]
+
+    /// True when the request carries any header a proxy in front of the server would have added
+    /// (`forwardingNames`, or any `X-Forwarded-…`): through one, loopback is the internet.
+    public var isForwarded: Bool {
+        fields.contains { field in
+            let name = field.name.lowercased()
+            return Self.forwardingNames.contains(name) || name.hasPrefix("x-forwarded-")
+        }
+    }
+
     // Field names are ASCII tokens; comparing ASCII case-insensitively avoids
     // allocating lowercased copies for every lookup.
     private static func sameName(_ a: String, _ b: String) -> Bool {

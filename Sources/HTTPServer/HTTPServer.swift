@@ -32,10 +32,25 @@ public final class HTTPServer: Sendable {
     public init(configuration: HTTPServerConfiguration,
                 onHead: @escaping @Sendable (HTTPRequestHead) -> HTTPHeadDecision) {
         self.configuration = configuration
-        self.core = ServerCore(onHead: onHead, maxBodyBytes: configuration.maxBodyBytes,
+        self.core = ServerCore(onHead: Self.checkingHost(onHead, configuration), maxBodyBytes: configuration.maxBodyBytes,
                                requestDeadlineSeconds: configuration.requestDeadlineSeconds,
                                bodyBudget: configuration.bodyBudgetBytes, returnMemoryAfterBytes: configuration.returnMemoryAfterBytes,
                                onAnswered: configuration.onAnswered)
+    }
+
+    /// `onHead` behind the `Host` check of `configuration.hostNames`: one place in front of every
+    /// route the application has, so none can forget it.
+    static func checkingHost(_ onHead: @escaping @Sendable (HTTPRequestHead) -> HTTPHeadDecision,
+                             _ configuration: HTTPServerConfiguration) -> @Sendable (HTTPRequestHead) -> HTTPHeadDecision {
+        guard let hosts = configuration.hostNames else { return onHead }
+        let onMisdirected = configuration.onMisdirected
+        return { head in
+            guard hosts.admits(head.headers.values("Host")) else {
+                onMisdirected?(head)
+                return .reject(HTTPResponse.json(status: 421, HostNames.refusalBody))
+            }
+            return onHead(head)
+        }
     }
 
     /// Creates a server that accepts every request with the configured body cap

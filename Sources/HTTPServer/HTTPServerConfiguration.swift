@@ -51,6 +51,12 @@ public struct HTTPServerConfiguration: Sendable {
     /// Called once per answered request on the connection's thread, after its answer is queued:
     /// for counting (metrics). It must not block. Default nil.
     public var onAnswered: (@Sendable (HTTPAnswered) -> Void)?
+    /// The names the server answers to in `Host`: a request naming another is answered `421`
+    /// before `onHead` sees it, whatever its path (`HostNames`). nil answers any. Default nil.
+    public var hostNames: HostNames?
+    /// Called with the head of each request refused for its `Host`, on the connection's thread
+    /// (a log line: which name a proxy or a page used). It must not block. Default nil.
+    public var onMisdirected: (@Sendable (HTTPRequestHead) -> Void)?
 
     /// Creates a configuration; every value has the documented default.
     public init(address: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
@@ -63,7 +69,9 @@ public struct HTTPServerConfiguration: Sendable {
                 bodyBudgetBytes: Int = 0,
                 returnMemoryAfterBytes: Int = 0,
                 tls: TLSFiles? = nil,
-                onAnswered: (@Sendable (HTTPAnswered) -> Void)? = nil) {
+                onAnswered: (@Sendable (HTTPAnswered) -> Void)? = nil,
+                hostNames: HostNames? = nil,
+                onMisdirected: (@Sendable (HTTPRequestHead) -> Void)? = nil) {
         self.address = address
         self.maxBodyBytes = maxBodyBytes
         self.connectionLimit = connectionLimit
@@ -75,6 +83,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.returnMemoryAfterBytes = returnMemoryAfterBytes
         self.tls = tls
         self.onAnswered = onAnswered
+        self.hostNames = hostNames
+        self.onMisdirected = onMisdirected
     }
 
     /// Throws `HTTPServerError.Code.invalidConfiguration` naming the first value out of range.

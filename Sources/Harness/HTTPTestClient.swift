@@ -320,9 +320,11 @@ public struct HTTPTrickleOutcome: Sendable {
 
 /// One-call helpers over `HTTPTestConnection`.
 public enum HTTPTestClient {
-    /// The request head: request line, `Host`, the given fields, blank line.
+    /// The request head: request line, `Host` (`127.0.0.1`, an address `serve` always answers
+    /// to, unless the fields give one), the given fields, blank line.
     public static func head(method: String, path: String, headers: [(name: String, value: String)]) -> [UInt8] {
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: test\r\n"
+        var text = "\(method) \(path) HTTP/1.1\r\n"
+        if !headers.contains(where: { $0.name.lowercased() == "host" }) { text += "Host: 127.0.0.1\r\n" }
         for field in headers { text += "\(field.name): \(field.value)\r\n" }
         text += "\r\n"
         return Array(text.utf8)

@@ -11,7 +11,7 @@ public enum ProcessMemory {
 }
 
 /// Large bodies POSTed all at once to a running `serve` while its memory is watched: the
-/// scenario of issue 21.3 (six 30 MiB workouts from one token), shared by `CLITests` (which
+/// scenario of `serve`'s memory bound (six 30 MiB workouts from one token, under 512 MiB resident), shared by `CLITests` (which
 /// asserts the bounds) and the benchmark's `memory` section (which prints the figures).
 public struct ServeMemoryRun: Sendable {
     /// Each body's answer, in the order of `bodies`.

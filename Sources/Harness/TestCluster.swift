@@ -28,9 +28,11 @@ public enum ClusterDurability: String, Sendable, CaseIterable {
 
 /// A throwaway PostgreSQL cluster in a temporary folder, for tests and benchmarks.
 ///
-/// Socket only; fsync off unless made with `durability: .default`. A watchdog process stops
-/// and removes it if the test process dies without cleaning up; a normal exit stops and
-/// removes it too.
+/// Socket only; fsync off unless made with `durability: .default`. Made like a user's cluster
+/// may be rather than like the embedded one: an ICU collation (`en-US`) and a server time zone
+/// far from UTC, each changed by an environment variable (`localeVariable`,
+/// `timeZoneVariable`). A watchdog process stops and removes it if the test process dies
+/// without cleaning up; a normal exit stops and removes it too.
 public final class TestCluster: @unchecked Sendable {
     public let cluster: LocalCluster
     public let root: URL
@@ -67,7 +69,7 @@ public final class TestCluster: @unchecked Sendable {
         if geteuid() == 0, let pw = getpwnam(LocalCluster.superuser) {
             chown(root.path, pw.pointee.pw_uid, pw.pointee.pw_gid)
         }
-        try cluster.initialize()
+        try cluster.initialize(locale: Self.locale)
         startWatchdog()
         try start()
         try migrateTemplate()
@@ -75,9 +77,31 @@ public final class TestCluster: @unchecked Sendable {
 
     /// Starts the server (again, after `stop` or `kill`).
     public func start() throws {
-        try cluster.start(port: port, listenAddresses: "",
-                          settings: durability.settings.merging(["log_min_messages": "warning"]) { mode, _ in mode })
+        let common = ["log_min_messages": "warning", "timezone": Self.serverTimeZone]
+        try cluster.start(port: port, listenAddresses: "", settings: durability.settings.merging(common) { mode, _ in mode })
         lock.withLock { running = true }
+    }
+
+    /// Names the default collation of test clusters: `C` for the C locale, anything else an
+    /// ICU locale (`tr-TR`); unset, `en-US` by ICU, as a user's cluster may well be.
+    public static let localeVariable = "HEALTH_WAREHOUSE_TEST_LOCALE"
+    /// Names the server's `timezone` of test clusters; unset, `Pacific/Kiritimati` (UTC+14):
+    /// far from UTC, so a date taken in the server's zone instead of the rule's shows.
+    public static let timeZoneVariable = "HEALTH_WAREHOUSE_TEST_TIME_ZONE"
+
+    /// The locale test clusters are made with (`localeVariable`).
+    public static var locale: LocalCluster.Locale {
+        switch ProcessInfo.processInfo.environment[localeVariable] {
+        case nil, "": return .icu("en-US")
+        case "C", "POSIX": return .c
+        case let name?: return .icu(name)
+        }
+    }
+
+    /// The server time zone of test clusters (`timeZoneVariable`).
+    public static var serverTimeZone: String {
+        let named = ProcessInfo.processInfo.environment[timeZoneVariable] ?? ""
+        return named.isEmpty ? "Pacific/Kiritimati" : named
     }
 
     /// Stops the server (fast shutdown).

@@ -41,7 +41,7 @@ struct JSONNode {
 /// strings, nothing after the top-level value but whitespace, nesting at most `maxDepth`.
 /// Bytes inside strings are assumed to be valid UTF-8 (callers validate the body first).
 struct JSONParser {
-    /// Containers nested deeper than this make the body invalid (CONTRACT: deeper than 64 → 400).
+    /// Containers nested deeper than this make the body invalid (deeper than 64: `400`).
     static let maxDepth = 64
 
     private let b: UnsafeBufferPointer<UInt8>

@@ -43,7 +43,8 @@ public struct PlausibleRange: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The plausibility bounds of every way in (issue 21.7): one table, here.
+/// The plausibility bounds of every way in (healthd and Health Auto Export quarantine, Stridee
+/// refuses with 400, the Health app's export quarantines): one table, here.
 ///
 /// Its home is Swift rather than columns of `health_store.catalog` because the decision is the
 /// decoders' (HealthPayload is pure and decides before any database is reached: a healthd

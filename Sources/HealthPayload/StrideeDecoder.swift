@@ -1,11 +1,11 @@
-/// Decodes the two Stridee body formats (CONTRACT §4, seed "The payload formats"): pure, no I/O.
+/// Decodes the two Stridee body formats (docs/stridee.md): pure, no I/O.
 ///
 /// A body is accepted whole or refused with a `StrideePayloadError` naming the field, indexes
 /// from 0: nothing of a refused body is meant to be stored. The decoders walk the body once
 /// without a node tape of the whole document (`JSONCursor`), so a body at the 30 MiB limit
 /// costs the body plus its decoded columns.
 public enum StrideeDecoder {
-    /// The largest `healthkit.v1` body the receiver reads (CONTRACT §4: 30 MiB, else `413`).
+    /// The largest `healthkit.v1` body the receiver reads (30 MiB, else `413`).
     public static let maxWorkoutBodyBytes = 30 * 1_048_576
     /// The largest `healthkit.wellness.v1` body the receiver reads (10 MiB, else `413`).
     public static let maxWellnessBodyBytes = 10 * 1_048_576

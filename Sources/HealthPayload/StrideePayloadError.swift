@@ -1,7 +1,7 @@
 /// Why a Stridee body (`healthkit.v1` or `healthkit.wellness.v1`) is refused, and where.
 ///
 /// `path` names the field as data, indexes from 0 (`route[3].lat`, `items[12]`, `uuid`; empty for
-/// the body as a whole); `description` joins it to the problem as CONTRACT §4 words it:
+/// the body as a whole); `description` joins it to the problem as docs/stridee.md words it:
 /// `route[3].lat: 95.2 is outside [-90, 90]`. Never more than a short, escaped snippet of the
 /// body, so it is safe to log and to answer in `{"error": …}`.
 public struct StrideePayloadError: Error, CustomStringConvertible, Sendable, Equatable {

@@ -1,6 +1,6 @@
 import Civil
-/// Decodes one `healthkit.wellness.v1` body (seed "`healthkit.wellness.v1` — a batch of
-/// summaries", CONTRACT §4 "Wellness"): every item checked, one bad item refuses the body.
+/// Decodes one `healthkit.wellness.v1` body, a batch of daily summaries (docs/stridee.md): every
+/// item checked, one bad item refuses the body.
 ///
 /// Items are parsed one at a time on a reused tape; each keeps its exact bytes as `json`. Where
 /// a top-level key repeats, the last occurrence counts (each is still checked).

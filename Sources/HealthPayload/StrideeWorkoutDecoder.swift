@@ -1,4 +1,4 @@
-/// Decodes one `healthkit.v1` body (seed "`healthkit.v1` — one workout", CONTRACT §4 "Workouts").
+/// Decodes one `healthkit.v1` body: one workout (docs/stridee.md).
 ///
 /// Walks the top-level object member by member: header members are checked and copied into
 /// `headerJSON`; the four streams and the route are read element by element straight into

@@ -1,4 +1,5 @@
-/// The bound on every text that can reach an index (CONTRACT.md §1 "Samples", §4, §5).
+/// The bound on every text that can reach an index: a sample's `type`, `source`, `unit`, `name` or
+/// `activityName`, a Stridee text field, an export's `type`, `sourceName`, `unit` (docs/receiver.md).
 ///
 /// PostgreSQL refuses a btree entry over 2,704 bytes (`54000 index row size … exceeds btree
 /// maximum`), and `samples (person, type, day, source)` holds two client texts at once: a

@@ -69,7 +69,7 @@ extension Timestamp: CustomStringConvertible {
     }
 
     /// The local calendar date in the written offset, `YYYY-MM-DD`: the day of a workout whose
-    /// person has no time zone (CONTRACT §4).
+    /// person has no time zone (docs/stridee.md).
     public var localDate: String {
         let localSeconds = CivilDate.floorDivide(microsecondsSinceEpoch, 1_000_000) + Int64(offsetSeconds)
         return CivilDate(daysSinceEpoch: Int(CivilDate.floorDivide(localSeconds, 86_400))).description

@@ -27,7 +27,8 @@ public final class AppleExportImporter: Sendable {
     ///
     /// - Parameters:
     ///   - shouldStop: checked between batches; true stops the run cleanly (`interrupted`).
-    ///   - onSkipped: called for each element that cannot be read, from the reading thread.
+    ///   - onSkipped: called for each element that cannot be read, and each record or workout
+    ///     quarantined (`SkippedElement.isQuarantined`), from the reading thread.
     ///   - onProgress: called as the document is read, from the reading thread.
     /// - Throws: `AppleExportError` when the path holds no readable export, `PostgresError`
     ///   when storing fails (what was committed stays, and the next run goes on from there).
@@ -126,7 +127,7 @@ final class ExportBatchSource: BatchSource {
             return try reader.read(
                 send: { batch in !shouldStop() && send(.batch(batch)) },
                 onSkipped: { element in
-                    self.tally.withLock { $0.skipped += 1 }
+                    if !element.isQuarantined { self.tally.withLock { $0.skipped += 1 } }
                     self.onSkipped(element)
                 },
                 onProgress: { read in
@@ -189,11 +190,13 @@ struct ImportTally: Sendable {
     var routes = 0
     var activitySummaries = 0
     var skipped = 0
+    var quarantined = 0
 
     mutating func add(_ batch: ExportBatch, _ stored: StoredBatch, routes: Int) {
         batches += stored.deliveries
         recordsRead += batch.recordsRead
         new += stored.counts.inserted
+        quarantined += stored.counts.quarantined
         duplicates += stored.counts.duplicates + stored.counts.replaced
         matched += stored.counts.matched
         workouts += batch.workouts
@@ -214,6 +217,7 @@ extension ImportSummary {
         routes = tally.routes
         activitySummaries = tally.activitySummaries
         skipped = tally.skipped
+        quarantined = tally.quarantined
         self.interrupted = interrupted
         self.controlCharacters = controlCharacters
     }

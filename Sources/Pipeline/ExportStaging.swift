@@ -11,6 +11,8 @@ public struct StagedExport: Sendable, Equatable {
     /// Records and workouts staged.
     public var records = 0
     /// Elements that could not be read: a record among them is one no sample can be matched to.
+    /// (A quarantined record was read; no held sample is its twin, since the same bound keeps
+    /// such a sample out.)
     public var skipped = 0
     /// The run stopped before the end.
     public var interrupted = false
@@ -58,7 +60,9 @@ final class ExportStagingSource: BatchSource {
     func read(_ send: @escaping (SourceItem<ExportBatch, Void>) -> Bool, shouldStop: @escaping () -> Bool) -> Bool {
         do {
             return try reader.read(send: { batch in !shouldStop() && send(.batch(batch)) },
-                                   onSkipped: { _ in self.staged.withLock { $0.skipped += 1 } },
+                                   onSkipped: { element in
+                                       if !element.isQuarantined { self.staged.withLock { $0.skipped += 1 } }
+                                   },
                                    onProgress: { _ in })
         } catch {
             readFailure.withLock { $0 = error }

@@ -1,7 +1,8 @@
 import Foundation
 import HealthPayload
 
-/// What one run of `import-apple-health` did. The first nine are CONTRACT.md §5's `--json` keys.
+/// What one run of `import-apple-health` did. The first ten are the `--json` keys
+/// (docs/apple-export.md).
 public struct ImportSummary: Sendable, Equatable {
     /// `Record` elements read (inside a `Correlation` too; skipped ones included).
     public var recordsRead = 0
@@ -14,6 +15,10 @@ public struct ImportSummary: Sendable, Equatable {
     public var matched = 0
     /// Elements skipped because they could not be read, each named on stderr.
     public var skipped = 0
+    /// Records and workouts read but outside a bound (a text over 1,024 bytes, an implausible
+    /// value or date): kept in `health.quarantine` with their reason, counted nowhere, named on
+    /// stderr. Not a failure.
+    public var quarantined = 0
     /// Workouts read.
     public var workouts = 0
     /// Routes stored.
@@ -23,7 +28,7 @@ public struct ImportSummary: Sendable, Equatable {
     /// Wall time of the run.
     public var seconds = 0.0
 
-    /// Batches stored (one transaction and delivery row each).
+    /// Batches stored, each with its delivery row (several to a transaction, each in a savepoint).
     public var batches = 0
     /// Elements of the document an earlier run had stored, passed over by this one.
     public var resumedAfter = 0
@@ -36,10 +41,10 @@ public struct ImportSummary: Sendable, Equatable {
 
     public init() {}
 
-    /// One object with exactly the keys CONTRACT.md §5 names.
+    /// One object with exactly the keys docs/apple-export.md names.
     public var jsonText: String {
         "{\"records_read\":\(recordsRead),\"new\":\(new),\"duplicates\":\(duplicates),\"matched\":\(matched),"
-            + "\"skipped\":\(skipped),\"workouts\":\(workouts),\"routes\":\(routes),"
+            + "\"skipped\":\(skipped),\"quarantined\":\(quarantined),\"workouts\":\(workouts),\"routes\":\(routes),"
             + "\"activity_summaries\":\(activitySummaries),\"seconds\":\(String(format: "%.3f", seconds))}"
     }
 
@@ -47,7 +52,7 @@ public struct ImportSummary: Sendable, Equatable {
     public func line(path: String) -> String {
         if unchanged { return "import-apple-health: \(path) is unchanged since it was imported: nothing to do" }
         var text = "import-apple-health: \(recordsRead) records read (\(new) new, \(duplicates) duplicates, \(matched) matched), "
-            + "\(workouts) workouts, \(routes) routes, \(activitySummaries) activity summaries, \(skipped) skipped, "
+            + "\(workouts) workouts, \(routes) routes, \(activitySummaries) activity summaries, \(skipped) skipped, \(quarantined) quarantined, "
             + "\(batches) batches in \(String(format: "%.1f", seconds)) s"
         if resumedAfter > 0 { text += "; resumed after \(resumedAfter) elements stored by an earlier run" }
         if controlCharacters > 0 { text += "; \(controlCharacters) control characters read as spaces" }

@@ -12,7 +12,7 @@ public struct IngestSummary: Sendable, Equatable {
     public var filesSkipped = 0
     /// Files with at least one failure; their ledger row did not advance past it.
     public var filesFailed = 0
-    /// Batches stored, each in its own transaction.
+    /// Batches stored, each with its delivery row (several to a transaction, each in a savepoint).
     public var batches = 0
     /// Connectivity probes found in files (nothing stored).
     public var probes = 0

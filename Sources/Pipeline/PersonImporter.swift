@@ -15,8 +15,10 @@ public struct PersonImportSummary: Sendable, Equatable {
     public var failures: [String] = []
 }
 
-/// `person import P --from DIR` (CONTRACT.md §6): reads a folder `person export` wrote back whole,
-/// the manifest checked first (every file present with its SHA-256, nothing stored otherwise).
+/// `person import P --from DIR` (docs/people.md): reads a folder `person export` wrote back whole,
+/// the manifest checked first (every file present with its SHA-256 and within
+/// `PersonExporter.maxFileBytes`, nothing stored otherwise). Only the files the manifest lists are
+/// read, each as a regular file inside the folder (no symbolic link on the way), one at a time.
 /// Settings come first (days are right as samples are stored), then the healthd bodies through
 /// the one pipeline (`Ingester`), the Health app's export's and Health Auto Export's samples with
 /// their origin (and the latter's routes, streams and other arrays), the
@@ -36,9 +38,14 @@ public struct PersonImporter: Sendable {
         let settings = try files.first { $0.kind == "settings" }.map { try Self.read($0, in: directory) }
         if let settings { try people.restoreSettings(settings, person: person) }
         var summary = PersonImportSummary()
-        let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run([directory.appendingPathComponent("healthd").path])
-        summary.samples += healthd.samples
-        summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
+        // The healthd bodies the manifest lists, by name (never the folder's other files): none
+        // for a person who only has Stridee data.
+        let bodies = files.filter { $0.kind == "healthd" }.map { directory.appendingPathComponent($0.path).path }
+        if !bodies.isEmpty {
+            let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run(bodies)
+            summary.samples += healthd.samples
+            summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
+        }
         for file in files where !["healthd", "settings", "deletions"].contains(file.kind) {
             do {
                 try store(file, bytes: try Self.read(file, in: directory), person: person, into: &summary)
@@ -110,34 +117,36 @@ public struct PersonImporter: Sendable {
                      validSampleCount: batch.sampleCount, quarantined: [])
     }
 
-    /// The manifest's files, each checked present with its SHA-256; throws before anything is stored.
+    /// The manifest's files, each checked present, within the bound and with its SHA-256 (read
+    /// through, never held whole); throws before anything is stored.
     static func checkedManifest(_ directory: URL) throws -> [PersonExportFile] {
-        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("manifest.json").path),
-              let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw PersonExportError.badManifest("missing or not a JSON object in \(directory.path)")
+        let text: [UInt8]
+        do {
+            text = try ListedFile.read("manifest.json", in: directory)
+        } catch PersonExportError.fileChanged {
+            throw PersonExportError.badManifest("missing in \(directory.path)")
+        }
+        guard let manifest = try? JSONSerialization.jsonObject(with: Data(text)) as? [String: Any] else {
+            throw PersonExportError.badManifest("not a JSON object in \(directory.path)")
         }
         guard manifest["format"] as? String == PersonExporter.format, let listed = manifest["files"] as? [[String: Any]] else {
             throw PersonExportError.badManifest("not a \(PersonExporter.format) manifest")
         }
         let files = try listed.map { entry in
             guard let kind = entry["kind"] as? String, let path = entry["path"] as? String, let sha = entry["sha256"] as? String,
-                  !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
+                  ListedFile.isInside(path) else {
                 throw PersonExportError.badManifest("a file entry lacks kind, path or sha256, or leaves the folder")
             }
             return PersonExportFile(kind: kind, path: path, items: entry["items"] as? Int ?? 0, sha256: sha,
                                     storedSHA256: entry["stored_sha256"] as? String)
         }
-        for file in files { _ = try read(file, in: directory) }
+        for file in files { try ListedFile.check(file, in: directory) }
         return files
     }
 
     /// A listed file's bytes, checked against its SHA-256.
     static func read(_ file: PersonExportFile, in directory: URL) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(file.path).path),
-              SHA256.hexString(SHA256.hash([UInt8](data))) == file.sha256 else {
-            throw PersonExportError.fileChanged(file.path)
-        }
-        return [UInt8](data)
+        try ListedFile.read(file.path, in: directory, sha256: file.sha256)
     }
 
     /// Bytes of a hex text; nil when it is not hex.

@@ -1,9 +1,12 @@
 import Foundation
 
-/// A bounded blocking queue between the pipeline's reading thread and its storing one.
+/// A bounded blocking queue between the pipeline's reading thread and its storing one. It
+/// holds at most `capacity` items: one taken is no longer referenced here, so memory is bounded
+/// by what is queued, never by how many items went through.
 final class WorkQueue<Element>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var items: [Element] = []
+    /// Taken slots (before `head`) are nil until compacted: a batch of an export may hold 8 MiB.
+    private var items: [Element?] = []
     private var head = 0
     private var finished = false
     private var closed = false
@@ -50,6 +53,7 @@ final class WorkQueue<Element>: @unchecked Sendable {
         while head == items.count && !finished && !closed { condition.wait() }
         guard !closed, head < items.count else { return nil }
         let item = items[head]
+        items[head] = nil
         head += 1
         if head > 64 && head * 2 > items.count {
             items.removeFirst(head)

@@ -4,7 +4,7 @@ import HTTPServer
 import Postgres
 import Warehouse
 
-/// The Stridee endpoints (CONTRACT.md §4): the same credential rules and the same outcome
+/// The Stridee endpoints (docs/stridee.md): the same credential rules and the same outcome
 /// mapping as healthd's batches, with `Authorization: Bearer` always.
 extension Receiver {
     /// What the head of a request on a Stridee path leads to: `405`, `401`, `403` (a relay

@@ -47,19 +47,6 @@ public final class Receiver: Sendable {
     /// True once `markReady` was called: the database is migrated.
     public var isReady: Bool { ready.load(ordering: .sequentiallyConsistent) }
 
-    /// Header names a reverse proxy or CDN adds (RFC 7239's `Forwarded`, RFC 9110's `Via`, and
-    /// the de facto ones of nginx, Cloudflare, Akamai and others), lower case; besides these,
-    /// any `X-Forwarded-…` (CONTRACT.md §1).
-    static let forwardingHeaders: Set<String> = ["forwarded", "via", "x-real-ip", "cf-connecting-ip", "true-client-ip", "x-client-ip"]
-
-    /// True when a request carries any header a proxy in front of it would have added.
-    static func isForwarded(_ headers: HTTPHeaders) -> Bool {
-        headers.fields.contains { field in
-            let name = field.name.lowercased()
-            return forwardingHeaders.contains(name) || name.hasPrefix("x-forwarded-")
-        }
-    }
-
     /// Decides on a request from its header fields alone (the server's `onHead`): answers
     /// `GET`s, refusals (401, 403, 405, 409, 415) and database trouble at once, and accepts a
     /// batch `POST` or a Stridee request with the handler that decodes and stores its body for
@@ -114,7 +101,7 @@ public final class Receiver: Sendable {
         case answer(ReceiverOutcome)
         /// A batch for `person` in `format`: read its body.
         case readBody(person: String, format: PayloadFormat)
-        /// A Stridee request of `person` on `route` (CONTRACT.md §4): read its body.
+        /// A Stridee request of `person` on `route` (docs/stridee.md): read its body.
         case readStrideeBody(person: String, route: StrideeRoute, method: String)
         /// A Health Auto Export body of `person`, grouped as its `automation-aggregation` header says.
         case readHAEBody(person: String, aggregation: String?)
@@ -227,7 +214,7 @@ public final class Receiver: Sendable {
         /// Tokens exist and this one is missing, malformed, unknown or revoked.
         case missingOrWrong
         /// No token exists, and a reverse proxy forwarded the request: loopback behind a
-        /// proxy is the internet, so the default person is not handed out (CONTRACT.md §1).
+        /// proxy is the internet, so the default person is not handed out (docs/receiver.md).
         case forwardedWithoutTokens
     }
 
@@ -241,7 +228,7 @@ public final class Receiver: Sendable {
             return .person(person)
         }
         if try tokens.anyMinted() { return .missingOrWrong }
-        if Self.isForwarded(headers) { return .forwardedWithoutTokens }
+        if headers.isForwarded { return .forwardedWithoutTokens }
         return .person(PersonName.defaultPerson)
     }
 

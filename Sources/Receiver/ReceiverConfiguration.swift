@@ -14,13 +14,13 @@ public struct ReceiverConfiguration: Sendable {
     }
 
     /// The token in a header value, or nil when the value is not of the expected shape.
-    func token(fromHeader value: String) -> String? {
+    public func token(fromHeader value: String) -> String? {
         if authHeader.lowercased() == "authorization" { return Self.bearerToken(value) }
         return value.isEmpty ? nil : value
     }
 
     /// The token of an `Authorization` value `Bearer <token>`, or nil for any other shape.
-    static func bearerToken(_ value: String) -> String? {
+    public static func bearerToken(_ value: String) -> String? {
         guard value.hasPrefix("Bearer ") else { return nil }
         let token = String(value.dropFirst("Bearer ".count))
         return token.isEmpty ? nil : token

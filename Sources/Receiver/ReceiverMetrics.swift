@@ -6,7 +6,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// What `serve` tells Prometheus (CONTRACT.md §7, docs/operations.md): requests by route
+/// What `serve` tells Prometheus (docs/operations.md): requests by route
 /// family and status, their durations and body bytes, samples by way in and outcome, refusals
 /// by reason, 503s by cause, the database pool, the last stored batch, the build, and the
 /// process. Counters start at zero with the process. No person's name appears unless
@@ -88,9 +88,10 @@ public final class ReceiverMetrics: Sendable {
         })
     }
 
-    /// Counts one answered request (the HTTP server's `onAnswered`).
-    public func answered(_ answer: HTTPAnswered) {
-        let route = RouteFamily.of(method: answer.method, path: answer.path)
+    /// Counts one answered request (the HTTP server's `onAnswered`), under `family` when the
+    /// caller knows better than the path (`/mcp` served by `serve --mcp` is `other`, no batch).
+    public func answered(_ answer: HTTPAnswered, family: RouteFamily? = nil) {
+        let route = family ?? RouteFamily.of(method: answer.method, path: answer.path)
         requests.add(1, route.rawValue, String(answer.status))
         durations.labels(route.rawValue).observe(answer.seconds)
         bodyBytes.add(answer.bodyBytes, route.rawValue)

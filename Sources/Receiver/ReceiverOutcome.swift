@@ -20,7 +20,7 @@ enum ReceiverOutcome {
     case unsupportedMediaType(String?, accepted: String = "application/json or text/csv")
     case rejected(PayloadError)
     case failed(any Error)
-    // The Stridee endpoints (CONTRACT.md §4).
+    // The Stridee endpoints (docs/stridee.md).
     /// A `healthkit.v1` workout stored (or held already).
     case workoutAccepted(uuid: String)
     /// A `healthkit.wellness.v1` batch of `items` stored.

@@ -1,4 +1,4 @@
-/// The fixed name a request's path is counted under (CONTRACT.md §7): never the raw path,
+/// The fixed name a request's path is counted under (docs/operations.md): never the raw path,
 /// so a scanner's paths cannot grow the metrics without bound.
 public enum RouteFamily: String, Sendable, CaseIterable {
     case healthd
@@ -70,7 +70,7 @@ public enum RefusalReason: String, Sendable, CaseIterable {
         switch status {
         case 400: self = .badRequest
         case 401: self = .unauthorized
-        case 403: self = .forbidden
+        case 403, 421: self = .forbidden  // 421: a Host this server does not answer to
         case 409: self = .conflict
         case 413: self = .tooLarge
         case 415: self = .unsupportedMediaType

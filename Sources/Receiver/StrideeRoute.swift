@@ -1,7 +1,7 @@
 import Foundation
 import HealthPayload
 
-/// One of the Stridee endpoints (CONTRACT.md §4), found by path before the healthd rule
+/// One of the Stridee endpoints (docs/stridee.md), found by path before the healthd rule
 /// ("`POST` to any path is a batch"): a path this table does not hold stays healthd's.
 struct StrideeRoute: Equatable, Sendable {
     /// What the path addresses.
@@ -59,7 +59,7 @@ struct StrideeRoute: Equatable, Sendable {
         endpoint == .connection ? ["GET", "PUT", "DELETE"] : ["POST"]
     }
 
-    /// The largest body the path reads (CONTRACT.md §4, replacing `--max-body` here):
+    /// The largest body the path reads (replacing `--max-body` here: docs/stridee.md):
     /// 30 MiB for a workout, 10 MiB for a wellness batch; a connection request carries nothing
     /// the receiver reads.
     var maxBodyBytes: Int {

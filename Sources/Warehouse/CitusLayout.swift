@@ -25,6 +25,7 @@ public enum CitusLayout {
         ("health.set_time_zone(text, text)", "person"),
         ("health.set_source_priority(text, text, text[])", "person"),
         ("health.set_stale_after(text, interval)", "person"),
+        ("health.set_source_name(text, text, text)", "person"),
     ]
 
     /// The installed Citus version, or nil on a database without it.

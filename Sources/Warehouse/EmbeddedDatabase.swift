@@ -151,7 +151,9 @@ public final class EmbeddedDatabase: @unchecked Sendable {
         let password = SHA256.hexString(bytes)
         try Self.writeSecret(password + "\n", to: directory.appendingPathComponent("password").path)
 
-        try cluster.initialize(extraArguments: ["--auth-local=trust", "--auth-host=scram-sha-256"])
+        // The C locale whatever the user's environment says: initdb fails on a locale the
+        // machine lacks, and nothing the warehouse does depends on the collation anyway.
+        try cluster.initialize(locale: .c, extraArguments: ["--auth-local=trust", "--auth-host=scram-sha-256"])
         // initdb's --pwfile would need the file readable by the server user; set it over the
         // socket instead, once, while the server runs on no TCP port.
         try cluster.start(port: 5432, listenAddresses: "")
@@ -168,24 +170,16 @@ public final class EmbeddedDatabase: @unchecked Sendable {
     /// file or a symlink's target) and writes `text`. A file left by an earlier attempt that
     /// never got as far as a cluster is replaced.
     static func writeSecret(_ text: String, to path: String) throws {
-        var fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        if fd < 0 && errno == EEXIST {
-            unlink(path)
-            fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        }
-        guard fd >= 0 else {
-            throw ClusterError.commandFailed(command: "create \(path)", status: errno, output: String(cString: strerror(errno)))
-        }
-        defer { Glibc.close(fd) }
         let bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw ClusterError.commandFailed(command: "write \(path)", status: errno, output: String(cString: strerror(errno)))
+        do {
+            do {
+                try PrivateFile.create(path, bytes)
+            } catch let error as PrivateFileError where error.code == EEXIST {
+                unlink(path)
+                try PrivateFile.create(path, bytes)
             }
-            offset += written
+        } catch let error as PrivateFileError {
+            throw ClusterError.commandFailed(command: "\(error.step) \(path)", status: error.code, output: String(cString: strerror(error.code)))
         }
     }
 

@@ -2,8 +2,8 @@ import Foundation
 import HealthPayload
 import Postgres
 
-/// Stores what an import of the Health app's export brings besides its samples (CONTRACT.md
-/// §5): its workouts' routes and its activity summaries, each with one call of
+/// Stores what an import of the Health app's export brings besides its samples
+/// (docs/apple-export.md): its workouts' routes and its activity summaries, each with one call of
 /// `migrations/repeatable/33_apple_export.sql`, inside the caller's transaction. The samples
 /// themselves go through `BatchStore`, as healthd-shaped batches with origin `export`.
 public enum ExportStore {

@@ -33,14 +33,35 @@ public final class LocalCluster: @unchecked Sendable {
         FileManager.default.fileExists(atPath: dataDirectory.appendingPathComponent("PG_VERSION").path)
     }
 
-    /// Makes the data folder with `initdb` (UTF-8, C locale). Authentication is `trust`
-    /// unless `extraArguments` say otherwise (`--auth-host=…`).
-    public func initialize(extraArguments: [String] = ["-A", "trust"]) throws {
+    /// The default collation and character classes a new cluster gets from `initdb`.
+    ///
+    /// Nothing the warehouse does depends on it (every order and comparison of text that
+    /// matters names `COLLATE "C"`, and no SQL lowers, capitalizes or matches text by the
+    /// database's rules); the tests run on an ICU collation to hold that true.
+    public enum Locale: Sendable, Equatable {
+        /// The C locale: byte order, ASCII character classes.
+        case c
+        /// An ICU collation for the database's default (`en-US`, `tr-TR`, …), with the C.UTF-8
+        /// locale for the server's own `lc_*` settings.
+        case icu(String)
+
+        /// The `initdb` arguments that make it.
+        var initdbArguments: [String] {
+            switch self {
+            case .c: return ["--locale=C"]
+            case .icu(let name): return ["--locale-provider=icu", "--icu-locale=\(name)", "--locale=C.UTF-8"]
+            }
+        }
+    }
+
+    /// Makes the data folder with `initdb` (UTF-8, the given locale). Authentication is
+    /// `trust` unless `extraArguments` say otherwise (`--auth-host=…`).
+    public func initialize(locale: Locale = .c, extraArguments: [String] = ["-A", "trust"]) throws {
         try makeDirectoryForServer(dataDirectory, mode: 0o700)
         try makeDirectoryForServer(socketDirectory, mode: 0o700)
         try makeFileForServer(logFile)
         try runServerProgram("initdb", ["-D", dataDirectory.path, "-U", Self.superuser,
-                                        "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"] + extraArguments)
+                                        "-E", "UTF8", "--no-sync", "--no-instructions"] + locale.initdbArguments + extraArguments)
     }
 
     /// Starts the server and waits until it accepts connections.

@@ -38,17 +38,25 @@ public enum PersonExportError: Error, CustomStringConvertible, Equatable {
     case badManifest(String)
     /// A file the manifest lists is missing or its SHA-256 differs.
     case fileChanged(String)
+    /// A file is larger than `PersonExporter.maxFileBytes`: an import refuses it, so an export never writes it.
+    case tooLarge(String, bytes: Int)
+    /// A file the manifest lists is a symbolic link, lies behind one, or is not a regular file.
+    case notInFolder(String)
 
     public var description: String {
         switch self {
         case .notEmpty(let path): return "\(path) is not an empty folder: a person's export goes into a new or empty one"
         case .badManifest(let why): return "manifest.json: \(why)"
         case .fileChanged(let path): return "\(path) is missing or differs from its SHA-256 in manifest.json"
+        case .tooLarge(let path, let bytes):
+            return "\(path) is \(bytes) bytes; a file of a person's export is at most \(PersonExporter.maxFileBytes >> 20) MiB"
+        case .notInFolder(let path):
+            return "\(path) is a symbolic link, lies behind one, or is not a regular file: only regular files inside the folder are read"
         }
     }
 }
 
-/// `person export P --to DIR` (CONTRACT.md §6): everything held for a person, in formats this
+/// `person export P --to DIR` (docs/people.md): everything held for a person, in formats this
 /// warehouse reads back, read in one snapshot row by row (libpq's single-row mode: memory does
 /// not grow with the person's history) and written one body per file, each hashed into `manifest.json`.
 public struct PersonExporter: Sendable {
@@ -56,6 +64,12 @@ public struct PersonExporter: Sendable {
     public static let samplesPerBody = 1000
     /// Wellness items in one body (the receiver takes at most 2,000 and 10 MiB).
     public static let itemsPerBody = 200
+    /// A body of samples or wellness items is cut early when its rows take this much as stored
+    /// (`pg_column_size`, compressed), so a history of large payloads stays in files an import reads.
+    public static let storedBytesPerBody = 16 << 20
+    /// The largest file an export writes and an import reads (a backlog body's bound): a
+    /// Stridee workout sent at the receiver's 30 MiB comes back a little larger (33.6 MB for 31.3 MB).
+    public static let maxFileBytes = 256 << 20
     /// The manifest's `format`.
     public static let format = "health-warehouse.person-export.v1"
 
@@ -82,7 +96,8 @@ public struct PersonExporter: Sendable {
         }
     }
 
-    /// Refuses a folder that exists and holds anything (nothing is written then); creates it otherwise.
+    /// Refuses a folder that exists and holds anything (nothing is written then); creates it
+    /// otherwise. Either way it ends mode 0700: it will hold health data.
     static func prepare(_ directory: URL) throws {
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder) {
@@ -90,18 +105,22 @@ public struct PersonExporter: Sendable {
             guard entries.isEmpty else { throw PersonExportError.notEmpty(directory.path) }
         }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
     }
 }
 
-/// Writes the files of one export and remembers their hashes.
+/// Writes the files of one export and remembers their hashes: folders 0700 and files 0600 from
+/// the start (`PrivateFile`), none larger than an import reads.
 struct FolderWriter {
     let directory: URL
 
     /// Writes `bytes` to `path` (its folder made on first use) and describes the file.
     func write(_ path: String, kind: String, items: Int, _ bytes: [UInt8], storedSHA256: String? = nil) throws -> PersonExportFile {
+        guard bytes.count <= PersonExporter.maxFileBytes else { throw PersonExportError.tooLarge(path, bytes: bytes.count) }
         let url = directory.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(bytes).write(to: url)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try PrivateFile.create(url.path, bytes)
         return PersonExportFile(kind: kind, path: path, items: items, sha256: SHA256.hexString(SHA256.hash(bytes)),
                                 storedSHA256: storedSHA256)
     }
@@ -117,6 +136,7 @@ struct FolderWriter {
         }
         let manifest: [String: Any] = ["format": PersonExporter.format, "person": person, "counts": counts, "files": listed]
         let data = try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys, .prettyPrinted])
-        try data.write(to: directory.appendingPathComponent("manifest.json"))
+        let path = directory.appendingPathComponent("manifest.json").path
+        try data.withUnsafeBytes { raw in try PrivateFile.create(path, raw) }
     }
 }

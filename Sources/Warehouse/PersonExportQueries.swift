@@ -7,18 +7,22 @@ enum PersonExportQueries {
     /// healthd v1 bodies of the samples healthd, the Health app's export and Health Auto Export
     /// brought (a Stridee workout's own sample comes back with its body): per origin and
     /// exportId, in start order,
-    /// `samplesPerBody` to a body, each sample's stored payload as it is. (A sample written
-    /// without an exportId, which no way in does, goes under the nil UUID.)
+    /// `samplesPerBody` to a body — fewer when their payloads take `storedBytesPerBody` as stored
+    /// ($3): the body is cut where either count runs over — each sample's stored payload as it
+    /// is. (A sample written without an exportId, which no way in does, goes under the nil UUID.)
     static let sampleBodies = """
         WITH numbered AS (
           SELECT s.origin, s.export_id, s.payload, s.uuid, s.start_at, s.end_at,
-                 (row_number() OVER (PARTITION BY s.origin, s.export_id ORDER BY s.start_at, s.uuid) - 1) / $2 AS chunk
+                 (row_number() OVER run - 1) / $2 AS by_count, (sum(pg_column_size(s.payload)) OVER run - 1) / $3 AS by_size
           FROM health_store.samples s
           WHERE s.person = $1 AND s.origin IN ('healthd', 'export', 'hae')
+          WINDOW run AS (PARTITION BY s.origin, s.export_id ORDER BY s.start_at, s.uuid)
+        ), cut AS (
+          SELECT n.origin, n.export_id, n.by_count, n.by_size, count(*) AS samples, min(n.start_at) AS first_start,
+                 max(n.end_at) AS last_end, json_agg(n.payload ORDER BY n.start_at, n.uuid) AS payloads
+          FROM numbered n GROUP BY n.origin, n.export_id, n.by_count, n.by_size
         ), bodies AS (
-          SELECT n.origin, n.export_id, n.chunk, count(*) AS samples, min(n.start_at) AS first_start, max(n.end_at) AS last_end,
-                 json_agg(n.payload ORDER BY n.start_at, n.uuid) AS payloads
-          FROM numbered n GROUP BY n.origin, n.export_id, n.chunk
+          SELECT c.*, dense_rank() OVER (PARTITION BY c.origin, c.export_id ORDER BY c.by_count, c.by_size) - 1 AS chunk FROM cut c
         ), stamped AS (
           SELECT b.*, date_trunc('second', b.first_start) AS window_start,
                  date_trunc('second', b.last_end) + interval '1 second' AS window_end,
@@ -34,31 +38,36 @@ enum PersonExportQueries {
           'occasionStart', health_store.reference_stamp(date_trunc('second', s.run_start)),
           'occasionEnd', health_store.reference_stamp(date_trunc('second', s.run_end) + interval '1 second'),
           'samples', s.payloads)::text
-        FROM stamped s ORDER BY s.origin DESC, s.export_id, s.chunk
+        FROM stamped s ORDER BY s.origin::text COLLATE "C" DESC, s.export_id, s.chunk
         """
 
     /// `healthkit.v1` bodies of the Stridee workouts: the header as sent, each stream as
     /// `[{t, v}]` under its body name (`heart_rate` → `heartRate`), the route the body brought.
+    /// Streams and routes are gathered per workout in subqueries of their own, each filtered by
+    /// the person, and joined by uuid: no lateral join, so on Citus the whole statement is
+    /// routed to the person's worker as one task (docs/scaling.md).
     static let workoutBodies = """
-        SELECT w.uuid::text, encode(w.body_sha256, 'hex'),
-               (w.header || coalesce(st.streams, '{}'::jsonb) || coalesce(rt.route, '{}'::jsonb))::text
-        FROM health_store.stridee_workouts w
-        LEFT JOIN LATERAL (
-          SELECT jsonb_object_agg(health_store.body_name(s.stream),
+        WITH streams AS (
+          SELECT s.uuid, jsonb_object_agg(health_store.body_name(s.stream),
                    (SELECT jsonb_agg(jsonb_build_object('t', health_store.micro_stamp(x.t), 'v', x.v) ORDER BY x.i)
                     FROM unnest(s.t, s.v) WITH ORDINALITY AS x(t, v, i))) AS streams
-          FROM health_store.workout_streams s WHERE s.person = w.person AND s.uuid = w.uuid
-        ) st ON true
-        LEFT JOIN LATERAL (
-          SELECT jsonb_build_object('route', jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
+          FROM health_store.workout_streams s WHERE s.person = $1
+          GROUP BY s.uuid
+        ), routes AS (
+          SELECT r.uuid, jsonb_build_object('route', jsonb_agg(jsonb_strip_nulls(jsonb_build_object(
                    't', health_store.micro_stamp(p.t), 'lat', p.lat, 'lon', p.lon, 'altitude', p.altitude, 'speed', p.speed,
                    'course', p.course, 'horizontalAccuracy', p.horizontal, 'verticalAccuracy', p.vertical)) ORDER BY p.i)) AS route
           FROM health_store.workout_routes r,
                unnest(r.t, r.lat, r.lon, r.altitude_m, r.speed_mps, r.course_deg, r.horizontal_accuracy_m, r.vertical_accuracy_m)
                  WITH ORDINALITY AS p(t, lat, lon, altitude, speed, course, horizontal, vertical, i)
-          WHERE r.person = w.person AND r.uuid = w.uuid AND r.origin = 'stridee'
-          HAVING count(*) > 0
-        ) rt ON true
+          WHERE r.person = $1 AND r.origin = 'stridee'
+          GROUP BY r.uuid
+        )
+        SELECT w.uuid::text, encode(w.body_sha256, 'hex'),
+               (w.header || coalesce(st.streams, '{}'::jsonb) || coalesce(rt.route, '{}'::jsonb))::text
+        FROM health_store.stridee_workouts w
+        LEFT JOIN streams st ON st.uuid = w.uuid
+        LEFT JOIN routes rt ON rt.uuid = w.uuid
         WHERE w.person = $1
         ORDER BY w.start_at, w.uuid
         """
@@ -92,12 +101,15 @@ enum PersonExportQueries {
         GROUP BY y.chunk ORDER BY y.chunk
         """
 
-    /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body.
+    /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body, fewer when
+    /// they take `storedBytesPerBody` as stored ($3).
     static let wellnessBodies = """
-        SELECT count(*), json_build_object('items', json_agg(x.item ORDER BY x.kind, x.start_at))::text
-        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER (ORDER BY w.kind, w.start_at) - 1) / $2 AS chunk
-              FROM health_store.wellness_items w WHERE w.person = $1) x
-        GROUP BY x.chunk ORDER BY x.chunk
+        SELECT count(*), json_build_object('items', json_agg(x.item ORDER BY x.kind COLLATE "C", x.start_at))::text
+        FROM (SELECT w.item, w.kind, w.start_at, (row_number() OVER run - 1) / $2 AS by_count,
+                     (sum(pg_column_size(w.item)) OVER run - 1) / $3 AS by_size
+              FROM health_store.wellness_items w WHERE w.person = $1
+              WINDOW run AS (ORDER BY w.kind COLLATE "C", w.start_at)) x
+        GROUP BY x.by_count, x.by_size ORDER BY x.by_count, x.by_size
         """
 
     /// The activity summaries as `health_store.store_activity_summaries` takes them back.
@@ -107,11 +119,18 @@ enum PersonExportQueries {
         FROM health_store.activity_summaries a WHERE a.person = $1
         """
 
+    /// Every statement `write` streams, with its parameters for `person` (the Citus test holds
+    /// each to one task).
+    static func statements(person: String) -> [(sql: String, parameters: [(any PostgresBindable)?])] {
+        [(sampleBodies, [person, PersonExporter.samplesPerBody]), (workoutBodies, [person]), (exportRoutes, [person]),
+         (wellnessBodies, [person, PersonExporter.itemsPerBody]), (activitySummaries, [person])]
+    }
+
     /// Writes every file but the settings and the manifest.
     static func write(person: String, on connection: PostgresConnection, into writer: FolderWriter) throws -> [PersonExportFile] {
         var files: [PersonExportFile] = []
         var bodies = 0
-        try stream(sampleBodies, [person, PersonExporter.samplesPerBody], on: connection) { row in
+        try stream(sampleBodies, [person, PersonExporter.samplesPerBody, PersonExporter.storedBytesPerBody], on: connection) { row in
             bodies += 1
             let kind = row[0] == "export" ? "apple-export" : row[0] == "hae" ? "hae" : "healthd"
             files.append(try writer.write(String(format: "\(kind)/%06d.json", bodies), kind: kind, items: try row.decode(1),
@@ -137,7 +156,7 @@ enum PersonExportQueries {
                                           Array(try row.decode(1, as: String.self).utf8)))
         }
         bodies = 0
-        try stream(wellnessBodies, [person, PersonExporter.itemsPerBody], on: connection) { row in
+        try stream(wellnessBodies, [person, PersonExporter.itemsPerBody, PersonExporter.storedBytesPerBody], on: connection) { row in
             bodies += 1
             files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: "wellness", items: try row.decode(0),
                                           Array(try row.decode(1, as: String.self).utf8)))

@@ -26,7 +26,7 @@ public struct UnknownPersonError: Error, CustomStringConvertible, Equatable {
     public var description: String { "unknown person \"\(person.prefix(80))\": `health-warehouse person list` shows who is held" }
 }
 
-/// A person's data as a whole (CONTRACT.md §6): who is held, and deleting one person's rows
+/// A person's data as a whole (docs/people.md): who is held, and deleting one person's rows
 /// from every table in one transaction. The list of tables is `health_store.person_tables`
 /// (`migrations/repeatable/64_people.sql`), the one home `delete` and the tests read.
 public struct PersonStore: Sendable {

@@ -1,7 +1,8 @@
 import Foundation
+import HealthPayload
 import Postgres
 
-/// Reconciling a person with the Health app's export (CONTRACT.md §6): the export's records
+/// Reconciling a person with the Health app's export (docs/apple-export.md, "Deletions"): the export's records
 /// staged while it is read, then every sample of the person that starts before its `ExportDate`
 /// and no record matches marked deleted (migrations/repeatable/62_deletions.sql).
 public enum Reconciliation {
@@ -26,6 +27,14 @@ public enum Reconciliation {
         public var hint: String?
 
         public var description: String { message }
+    }
+
+    /// Why an export's `ExportDate` (ISO 8601, the offset written) cannot be reconciled with, or
+    /// nil: a date after the day after tomorrow (UTC), the bound of every instant (`Plausibility`),
+    /// would mark what is held before it and make every real export after it "older".
+    public static func exportDateReason(_ exportDate: String, now: Int64 = Plausibility.nowMilliseconds()) -> String? {
+        guard let instant = Timestamp(iso8601: exportDate) else { return "is not a date" }
+        return Plausibility.instantReason(milliseconds: instant.millisecondsSinceEpoch, latest: Plausibility.latestMilliseconds(now: now))
     }
 
     /// SQLSTATEs `reconcile_export` refuses with: a type losing over 20 %, an older export.

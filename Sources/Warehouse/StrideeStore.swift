@@ -49,7 +49,7 @@ public enum StrideeStoreError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// Stores the Stridee formats (CONTRACT.md §4): one call, one transaction, in
+/// Stores the Stridee formats (docs/stridee.md): one call, one transaction, in
 /// `migrations/repeatable/35_stridee.sql`'s functions, on the pool the receiver stores healthd
 /// batches with. Database trouble surfaces as the `PostgresError` `BatchStore` gives, so the
 /// receiver answers it the same way (`503` with `Retry-After`, or `500`).
@@ -68,7 +68,7 @@ public struct StrideeStore: Sendable {
     /// same bytes from a changed copy.
     ///
     /// The workout is consumed: each decoded column is released as soon as it is encoded, so
-    /// a 30 MiB body's columns and their encoding are never held whole at once (issue 21.3).
+    /// a 30 MiB body's columns and their encoding are never held whole at once (serve's memory stays bounded whatever clients send).
     /// With `holdingCredential` (the receiver) the credential is re-checked under the person
     /// lock by the same statement (`CredentialHold`), as `BatchStore` does.
     public func storeWorkout(_ workout: consuming StrideeWorkout, person: String, connect: Bool,

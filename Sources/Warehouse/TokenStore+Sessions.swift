@@ -17,18 +17,20 @@ extension TokenStore {
         case unknown
     }
 
-    /// Looks `token` up by its SHA-256, recording its use when it is live (as `person(forToken:)` does).
+    /// Looks `token` up by its SHA-256, recording its use when it is live (as `person(forToken:)`
+    /// does: at most once a minute, so a client checked on every request writes rarely).
     public func lookup(token: String) throws -> Lookup {
         let digest = PostgresBytea(SHA256.hash(Array(token.utf8)))
         return try pool.withConnection { conn in
             guard let row = try conn.query("""
                 WITH hit AS (
                   SELECT person, token_id, revoked_at IS NOT NULL AS revoked,
-                         expires_at IS NOT NULL AND expires_at <= now() AS expired, expires_at
+                         expires_at IS NOT NULL AND expires_at <= now() AS expired, expires_at, last_used_at
                   FROM health_store.tokens WHERE token_sha256 = $1
                 ), touched AS (
                   UPDATE health_store.tokens t SET last_used_at = now()
                   FROM hit WHERE t.person = hit.person AND t.token_id = hit.token_id AND NOT hit.revoked AND NOT hit.expired
+                    AND (hit.last_used_at IS NULL OR hit.last_used_at < now() - interval '1 minute')
                 )
                 SELECT token_id, person, revoked, expired, expires_at FROM hit
                 """, [digest]).first else { return .unknown }

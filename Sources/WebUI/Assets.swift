@@ -46,6 +46,7 @@ enum Assets {
         .tag{font-size:.75rem;border:1px solid var(--line);border-radius:4px;padding:0 .25rem;color:var(--muted);font-weight:400}
         .sources{display:grid;grid-template-columns:1fr;gap:.15rem;margin:.4rem 0;font-size:.85rem}.sources div{display:flex;gap:.5rem}
         .sources dt{font-weight:700;min-width:1.5rem}.sources dd{margin:0;word-break:break-all}
+        .named{text-decoration:underline dotted;cursor:help}
         form.sign-in{display:grid;gap:.5rem;max-width:26rem}form.sign-in input{padding:.45rem;border:1px solid var(--muted);border-radius:6px}
         .error{color:#a40e26;font-weight:600}
         @media (max-width:600px){.axis text{font-size:19px}}

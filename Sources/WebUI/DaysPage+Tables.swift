@@ -23,7 +23,13 @@ extension DaysPage {
             let row = page.summary[day]
             rows += (row?.isPartial == true ? "<tr class=\"partial\">" : "<tr>") + dayHeader(day)
             for metric in Metric.all {
-                rows += row.flatMap(metric.value).map { "<td>\(metric.text($0))</td>" } ?? Self.noData
+                if let value = row.flatMap(metric.value) {
+                    rows += "<td>\(metric.text(value))</td>"
+                } else if metric.total == "sleep_min", let inBed = inBedOnly(day) {
+                    rows += "<td class=\"gap\">\(Self.inBedText(inBed))</td>"
+                } else {
+                    rows += Self.noData
+                }
             }
             if let count = row?.workouts, count > 0 {
                 rows += "<td>\(Format.number(count)) (\(Format.minutes((row?.workoutSeconds ?? 0) / 60)))</td>"
@@ -58,18 +64,35 @@ extension DaysPage {
                           head: ["Day"] + Metric.totals.map(\.title), rows: rows)
     }
 
+    /// The time in bed of a night no source recorded a minute asleep, if `day` ended one.
+    func inBedOnly(_ day: LocalDay) -> Double? {
+        guard let night = page.sleep[day], night.asleep == nil else { return nil }
+        return night.inBed
+    }
+
+    /// How a night with only time in bed reads: never as 0 minutes asleep.
+    static func inBedText(_ minutes: Double) -> String {
+        "\(Format.minutes(minutes)) in bed, no sleep recorded"
+    }
+
     func sleepTable() -> String {
         var rows = ""
         for day in page.days.reversed() {
             guard let night = page.sleep[day] else { continue }
             rows += "<tr>" + dayHeader(day)
-            for minutes in [night.asleep, night.core, night.deep, night.rem, night.unspecified, night.awake, night.inBed] {
-                rows += "<td>\(Format.minutes(minutes))</td>"
+            if let asleep = night.asleep {
+                for minutes in [asleep, night.core, night.deep, night.rem, night.unspecified] {
+                    rows += "<td>\(Format.minutes(minutes))</td>"
+                }
+            } else {
+                rows += "<td class=\"gap\">no sleep recorded</td>" + String(repeating: "<td class=\"gap\">–</td>", count: 4)
             }
+            rows += "<td>\(Format.minutes(night.awake))</td><td>\(Format.minutes(night.inBed))</td>"
             rows += "<td>\(sources[night.source])</td></tr>"
         }
         return Self.table(id: "sleep", title: "Sleep stages", intro: "<p class=\"note\">The night that ended on the day, "
-                          + "from the source with the most sleep. In bed and awake are not sleep.</p>",
+                          + "from the source with the most sleep. In bed and awake are not sleep: a night with only time in bed "
+                          + "(a phone alone records no sleep) shows its time in bed and stays out of the sleep average.</p>",
                           head: ["Day", "Asleep", "Core", "Deep", "REM", "Unspecified", "Awake", "In bed", "Source"], rows: rows)
     }
 

@@ -11,14 +11,16 @@ struct DaysPage {
         self.period = period
         var names = page.winners.values.flatMap { $0.values.flatMap { [$0.source] + $0.alternatives.map(\.source) } }
         names += page.sleep.values.map(\.source) + page.workouts.map(\.source)
-        sources = SourceKeys(names)
+        sources = SourceKeys(names, shownNames: page.sourceNames)
     }
 
     /// The whole document.
     func render(signOut: Bool) -> String {
         var main = "<h1>\(HTML.escape(page.person)): the last \(period) days</h1>"
         main += "<p class=\"note\">Days in \(HTML.escape(page.timeZone ?? "each sample's own UTC offset (no time zone set)")); "
-            + "times in \(HTML.escape(page.zoneLabel)). Today (\(page.today.text)) is not over yet: it is drawn hollow and marked <em>so far</em>.</p>"
+            + "times in \(HTML.escape(page.zoneLabel)). Today (\(page.today.text)) is not over yet"
+            + (lastDay > page.today ? ", nor is any later day a sample was written on (up to \(lastDay.text))" : "")
+            + ": drawn hollow and marked <em>so far</em>.</p>"
         main += freshness() + charts() + dayTable() + sourcesTable() + sleepTable() + healthKitTable()
         main += WorkoutList(workouts: page.workouts, sources: sources, summary: page.summary, days: page.days).render()
         main += LeftOutSection(leftOut: page.leftOut).render()
@@ -53,7 +55,7 @@ struct DaysPage {
 
     func charts() -> String {
         var out = "<section id=\"charts\" aria-labelledby=\"charts-h\"><h2 id=\"charts-h\">Day by day, charted</h2><div class=\"charts\">"
-        let labels = (page.days.first?.text ?? "", page.days[page.days.count / 2].text, page.today.text)
+        let labels = (page.days.first?.text ?? "", page.days[page.days.count / 2].text, lastDay.text)
         for metric in Metric.all {
             let points = values(metric).map { point -> SVGChart.Point in
                 var parts = [point.value * metric.chartFactor]
@@ -74,7 +76,11 @@ struct DaysPage {
     static let sleepKey = "<p class=\"key\"><span class=\"k s0\"></span>core <span class=\"k s1\"></span>deep "
         + "<span class=\"k s2\"></span>REM <span class=\"k s3\"></span>unspecified</p>"
 
-    /// The mean over the complete days with data (today left out), in words.
+    /// The last day shown: today, or the newest day holding a sample when that is later.
+    var lastDay: LocalDay { page.days.last ?? page.today }
+
+    /// The mean over the complete days with data (today left out; a night with only time in
+    /// bed has no value, so it is left out of sleep's), in words.
     func average(_ metric: Metric) -> String {
         let complete = values(metric).filter { !$0.partial }
         guard !complete.isEmpty else { return "no complete day with data" }

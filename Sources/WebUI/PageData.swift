@@ -7,7 +7,8 @@ struct PageData: Sendable {
     var timeZone: String?
     /// The person's today (`health.today`): partial, drawn as such.
     var today: LocalDay
-    /// The period shown, oldest first; the last is today.
+    /// The period shown, oldest first; the last is today, or the newest day holding a sample
+    /// when that is later (a sample written in a zone ahead of the rule's "today").
     var days: [LocalDay]
     /// `health.freshness`; nil before the first batch.
     var freshness: Freshness? = nil
@@ -23,6 +24,8 @@ struct PageData: Sendable {
     var healthKit: [LocalDay: [String: HealthKitCheck]] = [:]
     /// What the views leave out, and why (all time).
     var leftOut = LeftOut()
+    /// The names shown for the person's sources that have one (`health.sources`), by identifier.
+    var sourceNames: [String: String] = [:]
 
     /// The timestamps' zone as shown beside them.
     var zoneLabel: String { timeZone ?? "UTC" }
@@ -63,7 +66,8 @@ struct Winner: Sendable {
 /// One night of `health.daily_sleep` (the winning source's minutes).
 struct SleepNight: Sendable {
     var source: String
-    var asleep: Double
+    /// Minutes asleep; nil for a night with only time in bed (no source recorded sleep).
+    var asleep: Double?
     var core: Double
     var deep: Double
     var rem: Double

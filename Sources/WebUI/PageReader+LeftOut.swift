@@ -16,7 +16,7 @@ extension PageReader {
             UNION ALL
             (SELECT 'unknown', type, samples FROM health.unknown_types WHERE person = $1)
             UNION ALL
-            -- CONTRACT.md §6 adds this view; until a migration makes it, the page says nothing of deletions.
+            -- A database migrated before deletions has no such view: the page then says nothing of them.
             SELECT 'deleted view', NULL, 1 WHERE to_regclass('health.deleted_samples') IS NOT NULL
                                              AND has_table_privilege('health.deleted_samples', 'SELECT')
             """, [person]) {

@@ -6,6 +6,8 @@ struct WorkoutDetail: Sendable {
     var start: String
     var end: String
     var deviceName: String?
+    /// The name shown for its source (`health.sources`), when it has one.
+    var sourceName: String?
     var routeDistanceMeters: Double?
     var elevationGainMeters: Double?
     /// Heart rate over the workout: (seconds since its start, beats per minute), from the
@@ -45,6 +47,7 @@ extension PageReader {
                                        deviceName: try row.decodeIfPresent(16), routeDistanceMeters: try row.decodeIfPresent(17),
                                        elevationGainMeters: try row.decodeIfPresent(18), zone: zone)
             try readHeartRate(into: &detail, person: person, span: (try row.decode(19), try row.decode(20)))
+            detail.sourceName = try sourceNames(person: person, only: summary.source)[summary.source]
             detail.route = try connection.query("""
                 SELECT lat, lon FROM health.workout_route_points WHERE person = $1 AND uuid = $2::uuid ORDER BY seq
                 """, [person, uuid]).map { (try $0.decode(0), try $0.decode(1)) }

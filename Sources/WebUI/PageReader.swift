@@ -1,4 +1,5 @@
 import Postgres
+import Warehouse
 
 /// Reads what a page shows from the `health` views, on a connection of the reader pool
 /// (role `health_reader`, read-only). Every statement filters by the person as a `$1`
@@ -9,55 +10,61 @@ struct PageReader {
     /// The metrics of `health.daily_totals` the page charts, in the order it shows them.
     static let totals = ["steps", "distance_m", "active_energy_kcal", "exercise_min", "sleep_min"]
 
-    /// Everything the days page shows for `person` over the `dayCount` days up to today, read
-    /// in one read-only snapshot so the parts agree with each other, in six statements (each
-    /// a round trip: on a busy machine those cost more than the reading).
+    /// Everything the days page shows for `person` over the `dayCount` days up to the last day
+    /// (today, or the newest day holding a sample when that is later), read in one read-only
+    /// snapshot so the parts agree with each other, in eight statements (each a round trip: on
+    /// a busy machine those cost more than the reading).
     func daysPage(person: String, dayCount: Int) throws -> PageData {
         try snapshot {
             let context = try self.context(person: person)
-            let first = context.today.adding(1 - dayCount)
+            let last = max(context.today, context.newestDay ?? context.today)
+            let first = last.adding(1 - dayCount)
             var page = PageData(person: person, timeZone: context.timeZone, today: context.today,
                                 days: (0..<dayCount).map { first.adding($0) }, freshness: context.freshness)
-            let range: [(any PostgresBindable)?] = [person, first.text, context.today.text]
+            let range: [(any PostgresBindable)?] = [person, first.text, last.text]
             (page.summary, page.sleep) = try days(range)
             page.winners = try winners(range)
             page.workouts = try workouts(range + [page.zoneLabel])
             page.healthKit = try healthKit(range)
             page.leftOut = try leftOut(person: person)
+            page.sourceNames = try sourceNames(person: person)
             return page
         }
     }
 
-    /// Runs `body` inside one read-only, repeatable-read transaction as `health_reader`, whatever
-    /// the session's own role (the pool sets it too; this holds even if something reset it).
+    /// Runs `body` inside one read-only snapshot as `health_reader` (`readingViews`, the one
+    /// way the views are read).
     func snapshot<T>(_ body: () throws -> T) throws -> T {
-        try connection.execute(script: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL ROLE health_reader")
-        let value = try body()
-        try connection.query("COMMIT")
-        return value
+        try connection.readingViews(body)
     }
 
-    /// The person's today, time zone and freshness (times in that zone, UTC without one).
-    func context(person: String) throws -> (today: LocalDay, timeZone: String?, freshness: Freshness?) {
+    /// The person's today, the newest day holding any of their samples, their time zone and
+    /// freshness (times in that zone, UTC without one).
+    ///
+    /// `health.today` reads a table, so it is called in a statement of its own: inside a query
+    /// over the person's tables a Citus worker would have to run a distributed query from a
+    /// shard, which it cannot (docs/scaling.md).
+    func context(person: String) throws -> (today: LocalDay, newestDay: LocalDay?, timeZone: String?, freshness: Freshness?) {
+        guard let text = try connection.query("SELECT health.today($1)::text", [person]).first?[0], let today = LocalDay(text) else {
+            throw PostgresError(kind: .decoding, message: "health.today gave no date")
+        }
         let row = try connection.query("""
-            WITH p AS (SELECT $1::text AS person, health.today($1) AS today,
-                              (SELECT s.time_zone FROM health.settings s WHERE s.person = $1) AS time_zone)
-            SELECT p.today::text, p.time_zone,
+            WITH p AS (SELECT $1::text AS person,
+                              (SELECT s.time_zone FROM health.settings s WHERE s.person = $1) AS time_zone,
+                              (SELECT max(d.day) FROM health.daily_summary d WHERE d.person = $1) AS newest_day)
+            SELECT p.newest_day::text, p.time_zone,
                    to_char(f.last_received_at AT TIME ZONE coalesce(p.time_zone, 'UTC'), 'YYYY-MM-DD HH24:MI'),
                    to_char(f.newest_sample_end_at AT TIME ZONE coalesce(p.time_zone, 'UTC'), 'YYYY-MM-DD HH24:MI'),
                    f.hours_since_last_batch, extract(epoch FROM f.stale_after)::float8 / 3600, f.is_stale, f.hint
             FROM p LEFT JOIN health.freshness f ON f.person = p.person
             """, [person]).first
-        guard let row, let text = row[0], let today = LocalDay(text) else {
-            throw PostgresError(kind: .decoding, message: "health.today gave no date")
-        }
         var freshness: Freshness?
-        if let received: String = try row.decodeIfPresent(2) {
+        if let row, let received: String = try row.decodeIfPresent(2) {
             freshness = Freshness(lastReceivedAt: received, newestSampleEndAt: try row.decodeIfPresent(3),
                                   hoursSinceLastBatch: try row.decode(4), staleAfterHours: try row.decode(5),
                                   isStale: try row.decode(6), hint: try row.decodeIfPresent(7))
         }
-        return (today, row[1], freshness)
+        return (today, row?[0].flatMap { LocalDay($0) }, row?[1], freshness)
     }
 
     /// `health.daily_summary` of the period, each day with its night of `health.daily_sleep`.
@@ -79,7 +86,7 @@ struct PageReader {
                 hrvMilliseconds: try row.decodeIfPresent(8), bodyMassKg: try row.decodeIfPresent(9),
                 workouts: try row.decodeIfPresent(10), workoutSeconds: try row.decodeIfPresent(11))
             if let source: String = try row.decodeIfPresent(12) {
-                sleep[day] = SleepNight(source: source, asleep: try row.decode(13), core: try row.decode(14), deep: try row.decode(15),
+                sleep[day] = SleepNight(source: source, asleep: try row.decodeIfPresent(13), core: try row.decode(14), deep: try row.decode(15),
                                         rem: try row.decode(16), unspecified: try row.decode(17), awake: try row.decode(18),
                                         inBed: try row.decode(19))
             }
@@ -137,6 +144,18 @@ struct PageReader {
                               heartRateMin: try row.decodeIfPresent(10), heartRateMean: try row.decodeIfPresent(11),
                               heartRateMax: try row.decodeIfPresent(12), routePoints: try row.decodeIfPresent(13))
         }
+    }
+
+    /// The names shown for the person's sources that have one (`health.sources`): set by the
+    /// person or learned from the Health app's export; `only` limits it to one source.
+    func sourceNames(person: String, only source: String? = nil) throws -> [String: String] {
+        var names: [String: String] = [:]
+        for row in try connection.query("""
+            SELECT source, name FROM health.sources WHERE person = $1 AND named_by IS NOT NULL AND ($2::text IS NULL OR source = $2)
+            """, [person, source]) {
+            names[try row.decode(0)] = try row.decode(1)
+        }
+        return names
     }
 
     func healthKit(_ range: [(any PostgresBindable)?]) throws -> [LocalDay: [String: HealthKitCheck]] {

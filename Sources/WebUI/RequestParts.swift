@@ -1,7 +1,7 @@
 import Foundation
 
 /// The few request parts the page reads by hand: cookies, a form body, the origin of a POST.
-enum RequestParts {
+public enum RequestParts {
     /// The value of cookie `name` in a `Cookie` header (`a=1; b=2`), or nil.
     static func cookie(_ name: String, in header: String?) -> String? {
         guard let header else { return nil }
@@ -33,7 +33,7 @@ enum RequestParts {
     /// Whether a POST comes from a page of this server: its `Origin` names the same host
     /// and port as its `Host` (either scheme, for a TLS proxy in front). A missing or `null`
     /// Origin is refused: every browser sends one on a POST.
-    static func sameOrigin(origin: String?, host: String?) -> Bool {
+    public static func sameOrigin(origin: String?, host: String?) -> Bool {
         guard let origin, let host, !host.isEmpty else { return false }
         for scheme in ["http://", "https://"] where origin.lowercased().hasPrefix(scheme) {
             return origin.dropFirst(scheme.count).lowercased() == host.lowercased()

@@ -6,7 +6,8 @@ import Synchronization
 /// out) and keyed by the SHA-256 of the session id, so the ids a browser holds are not kept
 /// here. A session ends when signed out, after `idleSeconds` without a request, after
 /// `lifetimeSeconds` in all, when its token's own expiry passes, or (checked by the caller on
-/// every request) when its token is revoked or expires.
+/// every request) when its token is revoked or expires. Each person holds at most
+/// `perPerson` sessions: signing in once more ends that person's oldest, never anyone else's.
 public final class SessionStore: Sendable {
     /// A signed-in browser.
     public struct Session: Sendable, Equatable {
@@ -18,19 +19,23 @@ public final class SessionStore: Sendable {
         public var endsAt: Date
         /// The last request it made.
         public var lastSeen: Date
+        /// When it was opened.
+        public var openedAt: Date
     }
 
     let idleSeconds: TimeInterval
     let lifetimeSeconds: TimeInterval
-    let capacity: Int
+    let perPerson: Int
     private let sessions = Mutex<[String: Session]>([:])
+    /// Above this many sessions in all, opening one first drops every ended one.
+    static let sweepAbove = 1024
 
-    /// - Parameters: `idleSeconds` and `lifetimeSeconds` as above; `capacity` bounds memory: the
-    ///   session seen least recently goes first when it is full.
-    public init(idleSeconds: TimeInterval = 2 * 3600, lifetimeSeconds: TimeInterval = 24 * 3600, capacity: Int = 10_000) {
+    /// - Parameters: `idleSeconds` and `lifetimeSeconds` as above; `perPerson` bounds each
+    ///   person's sessions (memory is bounded by it times the persons holding tokens).
+    public init(idleSeconds: TimeInterval = 2 * 3600, lifetimeSeconds: TimeInterval = 24 * 3600, perPerson: Int = 100) {
         self.idleSeconds = idleSeconds
         self.lifetimeSeconds = lifetimeSeconds
-        self.capacity = capacity
+        self.perPerson = perPerson
     }
 
     /// Opens a session for `person` and returns its id (32 bytes from getrandom, base64url),
@@ -42,9 +47,19 @@ public final class SessionStore: Sendable {
         let id = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let end = min(now.addingTimeInterval(lifetimeSeconds), tokenExpiresAt ?? .distantFuture)
-        let session = Session(person: person, tokenID: tokenID, endsAt: end, lastSeen: now)
+        let session = Session(person: person, tokenID: tokenID, endsAt: end, lastSeen: now, openedAt: now)
         sessions.withLock { table in
-            if table.count >= capacity { Self.evict(&table, now: now, idle: idleSeconds) }
+            if table.count > Self.sweepAbove { table = table.filter { isLive($0.value, now: now) } }
+            let own = table.filter { $0.value.person == person }
+            if own.count >= perPerson {
+                // That person's ended sessions first, then their oldest.
+                let ended = own.filter { !isLive($0.value, now: now) }.map(\.key)
+                for key in ended { table[key] = nil }
+                if own.count - ended.count >= perPerson,
+                   let oldest = own.filter({ isLive($0.value, now: now) }).min(by: { $0.value.openedAt < $1.value.openedAt })?.key {
+                    table[oldest] = nil
+                }
+            }
             table[Self.key(id)] = session
         }
         return id
@@ -56,7 +71,7 @@ public final class SessionStore: Sendable {
         let key = Self.key(id)
         return sessions.withLock { table in
             guard var session = table[key] else { return nil }
-            guard now < session.endsAt, now.timeIntervalSince(session.lastSeen) < idleSeconds else {
+            guard isLive(session, now: now) else {
                 table[key] = nil
                 return nil
             }
@@ -77,11 +92,8 @@ public final class SessionStore: Sendable {
 
     static func key(_ id: String) -> String { SHA256.hex(Array(id.utf8)) }
 
-    /// Drops every ended session, and if still full the least recently seen.
-    private static func evict(_ table: inout [String: Session], now: Date, idle: TimeInterval) {
-        table = table.filter { now < $0.value.endsAt && now.timeIntervalSince($0.value.lastSeen) < idle }
-        if let oldest = table.min(by: { $0.value.lastSeen < $1.value.lastSeen })?.key, table.count > 0 {
-            table[oldest] = nil
-        }
+    /// Whether `session` has not ended by `now` (idle too long, or past its end).
+    private func isLive(_ session: Session, now: Date) -> Bool {
+        now < session.endsAt && now.timeIntervalSince(session.lastSeen) < idleSeconds
     }
 }

@@ -3,8 +3,8 @@ import Synchronization
 
 /// Failed sign-ins per client address: after `limit` failures within `windowSeconds`, that
 /// address is refused (`429`) until the oldest of them is older than the window, whatever it
-/// sends, so tokens cannot be guessed at speed. A successful sign-in clears the address.
-/// Behind a reverse proxy every client is the proxy's address (docs/ui.md).
+/// sends, so tokens cannot be guessed at speed. A successful sign-in clears nothing: one who
+/// holds a token of their own could otherwise reset the count between guesses. Behind a reverse proxy every client is the proxy's address (docs/ui.md).
 public final class SignInLimiter: Sendable {
     let limit: Int
     let windowSeconds: TimeInterval
@@ -36,10 +36,5 @@ public final class SignInLimiter: Sendable {
             }
             table[address, default: []].append(now)
         }
-    }
-
-    /// Forgets `address`'s failures after it signed in.
-    public func succeeded(_ address: String) {
-        _ = failures.withLock { $0.removeValue(forKey: address) }
     }
 }

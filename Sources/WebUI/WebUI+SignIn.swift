@@ -13,10 +13,6 @@ extension WebUI {
         case signedOut(String?)
     }
 
-    /// Header names a reverse proxy adds: through one, loopback is the internet (CONTRACT.md §1).
-    static let proxyHeaders = ["Forwarded", "X-Forwarded-For", "X-Real-IP", "Via", "X-Forwarded-Host", "X-Forwarded-Proto",
-                               "CF-Connecting-IP", "True-Client-IP", "X-Client-IP"]
-
     func viewer(_ headers: HTTPHeaders) throws -> Viewer {
         if let id = RequestParts.cookie(Self.cookieName, in: headers["Cookie"]) {
             if let session = configuration.sessions.session(id) {
@@ -26,8 +22,8 @@ extension WebUI {
                 return .signedOut("Your session ended: its token was revoked or has expired.")
             }
         }
-        let proxied = Self.proxyHeaders.contains { headers[$0] != nil }
-        if configuration.openWithoutTokens, !proxied, try !tokens.anyMinted() {
+        // Through a proxy, loopback is the internet: the same list as the receiver's.
+        if configuration.openWithoutTokens, !headers.isForwarded, try !tokens.anyMinted() {
             return .person(PersonName.defaultPerson, session: nil)
         }
         return .signedOut(nil)
@@ -52,7 +48,6 @@ extension WebUI {
         do {
             switch try tokens.lookup(token: token) {
             case .live(let id, let person, let expiresAt):
-                configuration.limiter.succeeded(address)
                 let session = configuration.sessions.open(person: person, tokenID: id, tokenExpiresAt: expiresAt)
                 var answer = try render(.days(30), person: person, signOut: true)
                 answer.headers.append(("Set-Cookie", cookie(session, request.headers)))

@@ -4,7 +4,7 @@ import HTTPServer
 import Postgres
 import Warehouse
 
-/// The page for people without Grafana (`GET /ui`, CONTRACT.md §8): a person's days in a
+/// The page for people without Grafana (`GET /ui`, docs/ui.md): a person's days in a
 /// browser, read from the `health` views through a pool whose sessions are role
 /// `health_reader` and read-only, so the page cannot write. Signing in, sessions and the
 /// per-address limit on failed sign-ins use the receiver's own pool, for the tokens only.
@@ -16,19 +16,14 @@ public final class WebUI: Sendable {
     /// The cookie carrying the session id.
     static let cookieName = "hw_session"
 
-    /// What every connection of the reader pool is set to before its first query: role
-    /// `health_reader` (`SET ROLE`, allowed for a superuser and for members of the role:
-    /// deploy/postgres/owner-role.sh makes the warehouse's owner one), read-only
-    /// transactions, and a bound on any one statement.
-    public static let readerSessionSettings: [(name: String, value: String)] = [
-        ("role", "health_reader"), ("default_transaction_read_only", "on"), ("statement_timeout", "15s"),
-    ]
+    /// What every connection of the reader pool is set to before its first query
+    /// (`ViewReading.sessionSettings`: role `health_reader`, read-only, a statement bound).
+    public static var readerSessionSettings: [(name: String, value: String)] { ViewReading.sessionSettings }
 
     /// A pool for the page over `connectionString`, its sessions set as `readerSessionSettings`.
     /// Use it for nothing else.
     public static func readerPool(connectionString: String, maxConnections: Int = 3) -> PostgresPool {
-        PostgresPool(connectionString: connectionString, maxConnections: maxConnections, waitLimit: 10,
-                     sessionSettings: readerSessionSettings)
+        ViewReading.pool(connectionString: connectionString, maxConnections: maxConnections)
     }
 
     public init(tokenPool: PostgresPool, readerPool: PostgresPool, configuration: WebUIConfiguration) {

@@ -13,7 +13,7 @@ struct WorkoutPage {
         main += fact("Distance", row.distanceMeters.map { Format.with($0 / 1000, decimals: 2, unit: "km") })
         main += fact("Active energy", row.energyKcal.map { Format.with($0, unit: "kcal") })
         main += fact("Heart rate (min / mean / max)", WorkoutList.heartRate(min: row.heartRateMin, mean: row.heartRateMean, max: row.heartRateMax))
-        main += fact("Source", HTML.escape(row.source) + (detail.deviceName.map { " (" + HTML.escape($0) + ")" } ?? ""))
+        main += fact("Source", SourceKeys.shown(row.source, as: detail.sourceName) + (detail.deviceName.map { " (" + HTML.escape($0) + ")" } ?? ""))
         main += fact("Came in through", HTML.escape(row.origin))
         if row.overlapping > 0 { main += fact("Overlaps", "\(row.overlapping) other workout(s) of yours, kept apart") }
         main += "</dl>"

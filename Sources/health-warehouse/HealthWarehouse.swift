@@ -10,6 +10,8 @@ enum HealthWarehouse {
     static let commands: [any Command.Type] = [
         ServeCommand.self, MigrateCommand.self, IngestCommand.self, TokenCommand.self,
         SetTimeZoneCommand.self, StatusCommand.self, GenerateCommand.self, ImportAppleHealthCommand.self, PersonCommand.self,
+        SourceCommand.self,
+        MCPCommand.self,
     ]
 
     static var help: String {

@@ -5,7 +5,7 @@ import Pipeline
 import Postgres
 import Warehouse
 
-/// `import-apple-health PATH --reconcile [--dry-run] [--force]` (CONTRACT.md §6): the export
+/// `import-apple-health PATH --reconcile [--dry-run] [--force]` (docs/apple-export.md, "Deletions"): the export
 /// read once to stage its records and decide what would be marked (refusing — nothing imported
 /// or marked — when a rule says so), then imported, then the samples no record matches marked
 /// deleted. With `--dry-run` it stops after deciding and changes nothing.
@@ -29,6 +29,10 @@ struct ExportReconcile {
         guard let exportDate = staged.exportDate else {
             throw CommandFailure(message: "\(command.path) has no ExportDate: what it holds cannot be told from what Health deleted; nothing was imported or marked",
                                  hint: "reconcile with an export the Health app made (Export All Health Data), or import it without --reconcile")
+        }
+        if let reason = Reconciliation.exportDateReason(exportDate) {
+            throw CommandFailure(message: "\(command.path): its ExportDate \(exportDate) \(reason): reconciling with it would mark what started before it and refuse every real export after it; refused, nothing was imported or marked",
+                                 hint: "export again from the Health app (Export All Health Data) on a phone whose clock is right")
         }
         if staged.skipped > 0 && !command.force {
             throw CommandFailure(message: "\(staged.skipped) elements of \(command.path) could not be read: their samples would be marked deleted; refused, nothing was imported or marked",

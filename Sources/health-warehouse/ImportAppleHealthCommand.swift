@@ -43,7 +43,10 @@ struct ImportAppleHealthCommand: Command {
         \(WriterTimeouts.help(column: 21))
 
         A progress bar shows on a terminal. Elements that cannot be read are skipped, each
-        named on stderr with its line, and the rest is imported.
+        named on stderr with its line, and the rest is imported. A record or workout outside
+        the bounds every way in applies (a text over 1,024 bytes, an implausible value or
+        date) is quarantined: kept in health.quarantine with its reason and line, named on
+        stderr, counted nowhere; not a failure.
         Exit codes: 0 imported (or unchanged, or reconciled); 1 something was skipped, the
         import was stopped, a reconciliation was refused, or it failed (named on stderr); 64 usage.
 
@@ -101,7 +104,7 @@ struct ImportAppleHealthCommand: Command {
         do {
             let summary = try AppleExportImporter(pool: pool, person: person).run(
                 path, shouldStop: shouldStop,
-                onSkipped: { display.clearThen("error: \(shown): \($0)") },
+                onSkipped: { display.clearThen("\($0.isQuarantined ? "warning" : "error"): \(shown): \($0)") },
                 onProgress: { display.show(line: Self.progressLine($0)) })
             display.clear()
             return summary

@@ -3,7 +3,7 @@ import Pipeline
 import Postgres
 import Warehouse
 
-/// `health-warehouse person list|export|import|delete` (CONTRACT.md §6).
+/// `health-warehouse person list|export|import|delete` (docs/people.md).
 struct PersonCommand: Command {
     static let name = "person"
     static let summary = "list the people held, export, import or delete one person's data"

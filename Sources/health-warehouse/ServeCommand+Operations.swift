@@ -4,7 +4,7 @@ import Metrics
 import Postgres
 import Receiver
 
-/// `serve`'s operating options (CONTRACT.md §7): the metrics listener and native TLS.
+/// `serve`'s operating options (docs/operations.md, docs/exposing.md): the metrics listener and native TLS.
 struct OperationsOptions {
     /// `--metrics-listen`: where `GET /metrics` is answered; nil for nowhere (the default).
     var metricsAddress: ListenAddress?
@@ -44,11 +44,13 @@ struct OperationsOptions {
         }
     }
 
-    /// The metrics listener's server: `GET /metrics` answered from `metrics`, anything else `404`.
-    func metricsServer(_ metrics: ReceiverMetrics) -> HTTPServer? {
+    /// The metrics listener's server: `GET /metrics` answered from `metrics`, anything else `404`;
+    /// the same `Host` rule as the receiver's (`hostNames`).
+    func metricsServer(_ metrics: ReceiverMetrics, hostNames: HostNames) -> HTTPServer? {
         guard let metricsAddress else { return nil }
         let configuration = HTTPServerConfiguration(address: metricsAddress, maxBodyBytes: 0, connectionLimit: 16,
-                                                    perAddressConnectionLimit: 0)
+                                                    perAddressConnectionLimit: 0, hostNames: hostNames,
+                                                    onMisdirected: ServeCommand.logMisdirected)
         return HTTPServer(configuration: configuration) { request in
             guard request.path == "/metrics" else {
                 return .json(status: 404, #"{"error":"only GET /metrics here"}"#)

@@ -1,4 +1,5 @@
 import Dispatch
+import Assistant
 import Foundation
 import HTTPServer
 import Postgres
@@ -31,8 +32,18 @@ struct ServeCommand: Command {
         health_reader: open for person `default` on loopback while no token exists, else
         signed in with a token (POST /ui/sign-in) into a session cookie.
 
+        With --mcp, /mcp is the assistant's MCP server over Streamable HTTP (docs/assistant.md):
+        the tools of `health-warehouse mcp` (never sql) for the person of the token sent as
+        Authorization: Bearer, a session per initialize, ended when its token is revoked.
+
           --listen HOST:PORT     address to listen on (default 127.0.0.1:8080; 0.0.0.0:8080
                                  or [::]:8080 to accept the phone from the network)
+          --host NAME            a host name clients reach this server by (repeatable):
+                                 what a reverse proxy or the phone puts in Host, such as
+                                 health.example.net. IP addresses and localhost are always
+                                 answered; any other name gets 421 and changes nothing, on
+                                 every path (a web page cannot reach serve by pointing its
+                                 own name at this machine: DNS rebinding)
           --auth-header NAME     header carrying the credential (default Authorization, whose
                                  value must be `Bearer <token>`; with another name the whole
                                  value is the token)
@@ -55,6 +66,7 @@ struct ServeCommand: Command {
                                  a request's headers and body must arrive within this, or the
                                  connection is cut (default 60)
         \(WriterTimeouts.help(column: 25))
+          --mcp                  serve the assistant's MCP server at /mcp (POST, DELETE)
           --insecure-no-auth     allow a non-loopback address with no token minted (every
                                  batch then belongs to person `default`)
         \(OperationsOptions.help)
@@ -70,6 +82,8 @@ struct ServeCommand: Command {
         """
 
     var address: ListenAddress
+    /// The names of `--host`: requests naming any other host are answered 421.
+    var hostNames: HostNames
     var authHeader: String
     var maxBody: Int
     var maxHAEBody: Int
@@ -81,13 +95,14 @@ struct ServeCommand: Command {
     var requestDeadline: Int
     var writerTimeouts: WriterTimeouts
     var insecureNoAuth: Bool
+    var mcp: Bool
     var operations: OperationsOptions
     var database: DatabaseOptions
 
     init(arguments: [String]) throws {
-        let parsed = try ParsedArguments(arguments, command: Self.name, flags: OperationsOptions.flagNames.union(["insecure-no-auth"]),
+        let parsed = try ParsedArguments(arguments, command: Self.name, flags: OperationsOptions.flagNames.union(["insecure-no-auth", "mcp"]),
                                          options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(OperationsOptions.optionNames).union([
-                                             "listen", "auth-header", "max-body", "max-hae-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
+                                             "listen", "host", "auth-header", "max-body", "max-hae-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
                                              "timeout", "request-deadline"]))
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "serve takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
@@ -97,6 +112,12 @@ struct ServeCommand: Command {
         } catch {
             throw UsageError(message: "--listen: \(error)", command: Self.name)
         }
+        let names = parsed.values["host"] ?? []
+        if let bad = names.first(where: { !HostNames.isValidName($0) }) {
+            throw UsageError(message: "--host takes a host name such as health.example.net (no port, no scheme), got \"\(bad)\"",
+                             command: Self.name)
+        }
+        hostNames = HostNames(names)
         authHeader = parsed.value("auth-header") ?? "Authorization"
         guard !authHeader.isEmpty, authHeader.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) else {
             throw UsageError(message: "--auth-header must be a header name such as Authorization or X-Token", command: Self.name)
@@ -125,6 +146,7 @@ struct ServeCommand: Command {
         requestDeadline = try parsed.integer("request-deadline", default: 60, range: 1...3600, command: Self.name)
         writerTimeouts = try WriterTimeouts(parsed, command: Self.name)
         insecureNoAuth = parsed.has("insecure-no-auth")
+        mcp = parsed.has("mcp")
         operations = try OperationsOptions(parsed, command: Self.name)
         database = DatabaseOptions(parsed)
     }
@@ -153,15 +175,19 @@ struct ServeCommand: Command {
                                           perPerson: operations.metricsPerPerson)
             let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader, maxHAEBodyBytes: maxHAEBody), ready: false,
                                     metrics: metrics)
-            let readerPool = WebUI.readerPool(connectionString: url)
+            // The page and the assistant read the views through one reader pool.
+            let readerPool = WebUI.readerPool(connectionString: url, maxConnections: mcp ? 6 : 3)
             defer { readerPool.close() }
             let page = WebUI(tokenPool: pool, readerPool: readerPool,
                              configuration: WebUIConfiguration(secureCookies: listensWithTLS, openWithoutTokens: address.isLoopback))
-            // Paths under /ui are the page's, before the receiver's any-path rule (CONTRACT.md §8);
-            // until migrated, the receiver answers everything with 503.
-            let server = HTTPServer(configuration: serverConfiguration(metrics),
-                onHead: { head in receiver.isReady ? (page.admit(head) ?? receiver.admit(head)) : receiver.admit(head) })
-            let metricsServer = operations.metricsServer(metrics)
+            let assistant = mcp ? MCPEndpoint(tokenPool: pool, credentials: ReceiverConfiguration(authHeader: authHeader)) : nil
+            // /mcp and paths under /ui are routed before the receiver's any-path rule (docs/ui.md,
+            // docs/assistant.md); until migrated, the receiver answers everything with 503.
+            let server = HTTPServer(configuration: serverConfiguration(metrics), onHead: { head in
+                guard receiver.isReady else { return receiver.admit(head) }
+                return assistant?.admit(head) ?? page.admit(head) ?? receiver.admit(head)
+            })
+            let metricsServer = operations.metricsServer(metrics, hostNames: hostNames)
             let stopped = DispatchSemaphore(value: 0)
             let stopping = Atomic<Bool>(false)
             Shutdown.shared.takeOver { signal in
@@ -190,12 +216,24 @@ struct ServeCommand: Command {
                 throw error
             }
             if let problem = page.checkReader() { Log.event("ui.unavailable", ["reason": problem]) }
+            if let assistant { Self.startAssistant(assistant, readerPool) }
             if let last = OperationsOptions.lastBatch(pool) { metrics.restoreLastBatch(secondsSinceEpoch: last) }
             receiver.markReady()
             Log.event("serve.ready")
             stopped.wait()
             Log.event("serve.stopped")
             return 0
+        }
+    }
+
+    /// Gives `/mcp` its server once the views are there; without them (no reader role, say)
+    /// `/mcp` keeps answering 503 and the log says why.
+    static func startAssistant(_ endpoint: MCPEndpoint, _ readerPool: PostgresPool) {
+        do {
+            let reader = try AssistantReader(pool: readerPool)
+            endpoint.start(MCPServer(toolbox: Toolbox(reader: reader, allowSQL: false), version: BuildInfo.version))
+        } catch {
+            Log.event("mcp.unavailable", ["reason": "\(error)"])
         }
     }
 
@@ -206,7 +244,15 @@ struct ServeCommand: Command {
             perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
             requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
             returnMemoryAfterBytes: Self.returnMemoryAfterBytes, tls: operations.tls,
-            onAnswered: { metrics.answered($0) })
+            onAnswered: { [mcp] in metrics.answered($0, family: mcp && $0.path == MCPEndpoint.path ? .other : nil) },
+            hostNames: hostNames, onMisdirected: Self.logMisdirected)
+    }
+
+    /// One line for a request refused for its `Host` (421): the name it used, so a proxy that
+    /// needs `--host` is found.
+    static let logMisdirected: @Sendable (HTTPRequestHead) -> Void = { head in
+        Log.event("http.misdirected", ["method": head.method, "path": head.path, "host": head.headers["Host"] ?? "",
+                                       "hint": "add the name with --host NAME if clients should reach serve by it"])
     }
 
     /// Starts the receiver, then the metrics listener; either failing stops both.

@@ -46,7 +46,7 @@ struct StatusCommand: Command {
             // One JSON document from the views, so text and --json say the same: each person's
             // object read by a query of that person alone (on Citus, one shard each).
             var persons: [String] = []
-            for row in try connection.query("SELECT s.person FROM health.settings s ORDER BY s.person") {
+            for row in try connection.query("SELECT s.person FROM health.settings s ORDER BY s.person COLLATE \"C\"") {
                 let person: String = try row.decode(0)
                 persons.append(try connection.query(Self.personQuery, [person]).first?[0] ?? "{}")
             }

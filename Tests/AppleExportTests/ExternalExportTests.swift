@@ -3,9 +3,12 @@ import Testing
 import TestSupport
 
 /// Every file in ../shared/external/apple-health (real exports and excerpts from public
-/// projects, SOURCES.md says which): imported by the built binary, it exits 0, or 1 with what
-/// it skipped named; and the samples of each type are exactly the file's well-formed records,
-/// counted apart by Python's own XML parser.
+/// projects, SOURCES.md says which), read in place: imported by the built binary, it exits 0,
+/// or 1 with what it could not read named (the files that are not exports, the 2015 German one
+/// that is not well-formed, the excerpts whose route files stayed behind); its implausible
+/// records are quarantined, each listed here, named on stderr and kept with its line; and the
+/// samples of each type are exactly the file's other well-formed records, counted apart by
+/// Python's own XML parser.
 @Suite("The real exports in ../shared/external")
 struct ExternalExportTests {
     /// Counts, per type, the distinct well-formed records of an export (type, source, start,
@@ -47,14 +50,23 @@ struct ExternalExportTests {
         print(json.dumps({t: len(v) for t, v in seen.items()}))
         """#
 
-    /// The records of these files the warehouse finds implausible (issue 21.7), skipped and
-    /// named on import, so not among the samples the counter's well-formed records would give:
-    /// grll's excerpt writes a body fat of 18.5 and an oxygen saturation of 98 as `%` (the Health
-    /// app writes fractions, 0.185 and 0.98: as written they would be 1850 % and 9800 %), and
-    /// the iOS 12 archive holds steps and a distance dated 2030.
-    static let implausible: [String: [String: Int]] = [
-        "grll-apple-health-landing-zone__export.xml": ["HKQuantityTypeIdentifierOxygenSaturation": 1, "HKQuantityTypeIdentifierBodyFatPercentage": 1],
-        "rgosdin-docs__export.zip": ["HKQuantityTypeIdentifierStepCount": 1, "HKQuantityTypeIdentifierDistanceWalkingRunning": 1],
+    /// The records of these files the warehouse finds implausible, quarantined on import (so
+    /// not among the samples the counter's well-formed records would give), by type, with the
+    /// start of each one's reason: grll's excerpt writes a body fat of 18.5 and an oxygen
+    /// saturation of 98 as `%` (the Health app writes fractions, 0.185 and 0.98: as written they
+    /// would be 1850 % and 9800 %), and the iOS 12 archive holds steps and a distance dated 2030.
+    static let implausible: [String: [(type: String, reason: String)]] = [
+        "grll-apple-health-landing-zone__export.xml": [
+            ("HKQuantityTypeIdentifierBodyFatPercentage",
+             "line 315, Record: value 18.5 is outside the plausible range of HKQuantityTypeIdentifierBodyFatPercentage"),
+            ("HKQuantityTypeIdentifierOxygenSaturation",
+             "line 340, Record: value 98 is outside the plausible range of HKQuantityTypeIdentifierOxygenSaturation"),
+        ],
+        "rgosdin-docs__export.zip": [
+            ("HKQuantityTypeIdentifierStepCount", "line 1392, Record: startDate \"2030-01-06 12:35:46 -0400\" is after the day after tomorrow"),
+            ("HKQuantityTypeIdentifierDistanceWalkingRunning",
+             "line 2980, Record: startDate \"2030-01-06 12:35:46 -0400\" is after the day after tomorrow"),
+        ],
     ]
 
     static var files: [URL] {
@@ -63,7 +75,7 @@ struct ExternalExportTests {
         return names.filter { !$0.hasSuffix(".md") }.sorted().map { folder.appendingPathComponent($0) }
     }
 
-    @Test("each imports with per-type counts equal to its well-formed records: exit 0, or 1 with the skipped elements named",
+    @Test("each imports with per-type counts equal to its well-formed records, its implausible ones quarantined: exit 0, or 1 with the skipped elements named",
           .enabled(if: Exports.external != nil, "../shared/external/apple-health is not beside this checkout"))
     func everyFile() throws {
         let files = Self.files
@@ -74,8 +86,8 @@ struct ExternalExportTests {
                 let counted = try CLIProcess.runProgram("/usr/bin/env", ["python3", "-c", Self.counter, file.path])
                 try #require(counted.status == 0, "python3 could not count \(file.lastPathComponent): \(counted.stderr)")
                 var expected = try #require(try JSONSerialization.jsonObject(with: Data(counted.stdout.utf8)) as? [String: Int])
-                let implausible = Self.implausible[file.lastPathComponent] ?? [:]
-                for (type, count) in implausible { expected[type] = (expected[type] ?? 0) - count }
+                let implausible = Self.implausible[file.lastPathComponent] ?? []
+                for record in implausible { expected[record.type] = (expected[record.type] ?? 0) - 1 }
                 expected = expected.filter { $0.value > 0 }
 
                 let out = try CLIProcess.run(["import-apple-health", "--json", "--person", person, file.path],
@@ -90,10 +102,12 @@ struct ExternalExportTests {
                     let named = out.stderr.split(separator: "\n").filter { $0.hasPrefix("error: \(file.path): ") && $0.contains(" skipped: ") }
                     #expect(named.count == skipped, "\(name): every skipped element is named on stderr")
                 }
-                let implausibleNamed = out.stderr.split(separator: "\n").filter {
-                    $0.contains(" skipped: ") && ($0.contains("is outside the plausible range") || $0.contains("is after the day after tomorrow"))
-                }
-                #expect(implausibleNamed.count == implausible.values.reduce(0, +), "\(name): \(implausibleNamed)")
+                let quarantinedNamed = out.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: \(file.path): ") && $0.contains(" quarantined: ") }
+                #expect(quarantinedNamed.count == implausible.count, "\(name): \(quarantinedNamed)")
+                #expect(json["quarantined"] as? Int == implausible.count, "\(name)")
+                let kept = try db.rows("SELECT reason FROM health.quarantine WHERE person = $1 ORDER BY batch_sequence, position", [person]).map { $0[0] ?? "" }
+                #expect(kept.count == implausible.count && zip(kept, implausible).allSatisfy { $0.0.hasPrefix($0.1.reason) },
+                        "\(name): quarantined \(kept)")
                 var held: [String: Int] = [:]
                 for row in try db.rows("SELECT type, count(*) FROM health.samples WHERE person = $1 GROUP BY type", [person]) {
                     held[row[0]!] = Int(row[1]!)!
@@ -135,10 +149,12 @@ struct ExternalExportTests {
             #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'de'", as: Int.self) == 1499)
             #expect(try db.scalar("SELECT min(start_at)::text FROM health.samples WHERE person = 'de' AND source = 'Withings'", as: String.self) != nil)
             // The iOS 12 archive with two readings dated 2030 (its steps and distance): implausible, so
-            // skipped and named (exit 1), the rest imported; its export_cda.xml left alone.
+            // quarantined and named, the rest imported, exit 0; its export_cda.xml left alone.
             let ios12 = try run("rgosdin-docs__export.zip", "ios12")
-            #expect(ios12.status == 1)
-            #expect(ios12.stderr.components(separatedBy: "is after the day after tomorrow").count - 1 == 2, "\(ios12.stderr)")
+            #expect(ios12.status == 0, "\(ios12.stderr)")
+            #expect(ios12.stderr.components(separatedBy: "quarantined: startDate \"2030-01-06 12:35:46 -0400\" is after the day after tomorrow")
+                        .count - 1 == 2, "\(ios12.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health.quarantine WHERE person = 'ios12'", as: Int.self) == 2)
             #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'ios12' AND start_at >= '2030-01-01'", as: Int.self) == 0)
             #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'ios12'", as: Int.self)! > 0)
             // Glucose in mmol<180.1558800000541>/L and energy in Cal; an HRV beat at 7:47:41.86 PM.

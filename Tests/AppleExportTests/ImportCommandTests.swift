@@ -43,7 +43,7 @@ struct ImportCommandTests {
             let env = ["DATABASE_URL": db.connectionString]
             let first = try CLIProcess.run(["import-apple-health", "--json", "--person", "anna", Exports.fixtureFolder.path], environment: env)
             #expect(first.status == 0, "\(first.stderr)")
-            #expect(first.stderr.contains("import-apple-health: 27 records read (28 new, 2 duplicates, 0 matched), 3 workouts, 2 routes, 2 activity summaries, 0 skipped, 1 batches"))
+            #expect(first.stderr.contains("import-apple-health: 27 records read (28 new, 2 duplicates, 0 matched), 3 workouts, 2 routes, 2 activity summaries, 0 skipped, 0 quarantined, 1 batches"))
             let summary = try Self.json(first.stdout)
             #expect(summary["records_read"] as? Int == 27)
             #expect(summary["new"] as? Int == 28)

@@ -6,7 +6,7 @@ import Postgres
 import Testing
 import TestSupport
 
-/// Deletions reconciled from the Health app's export (CONTRACT.md §6): a generated person whose
+/// Deletions reconciled from the Health app's export (docs/apple-export.md, "Deletions"): a generated person whose
 /// phone pushed every sample through healthd, and whose export (made afterwards) lacks some
 /// records — deleted in Health. `import-apple-health --reconcile` marks exactly the pushed
 /// samples those records were, and nothing else.
@@ -229,6 +229,99 @@ struct ReconcileTests {
             #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples WHERE uuid IN ($1::uuid, $2::uuid)",
                                   [later.uuid, unknown.uuid], as: Int.self) == 0)
             #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == person.removed.count)
+        }
+    }
+
+    /// `original` (an export.xml's text) with `percent` % of its step-count Records left out
+    /// (those whose index among them ends in 00 to `percent - 1`), and its ExportDate `date` if given.
+    static func export(_ original: String, leavingOutSteps percent: Int, date: (from: String, to: String)? = nil) -> String {
+        var index = 0
+        var text = original.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+            guard line.hasPrefix(" <Record type=\"HKQuantityTypeIdentifierStepCount\"") else { return true }
+            index += 1
+            return index % 100 >= percent
+        }.joined(separator: "\n")
+        if let date { text = text.replacingOccurrences(of: "<ExportDate value=\"\(date.from)\"/>", with: "<ExportDate value=\"\(date.to)\"/>") }
+        return text
+    }
+
+    static func stepsMarked(_ db: TestDatabase) throws -> Int {
+        try db.scalar("SELECT count(*) FROM health.deleted_samples WHERE type = 'HKQuantityTypeIdentifierStepCount'", as: Int.self) ?? -1
+    }
+
+    @Test("exports each leaving out a further 18 % of the steps: the second is refused, counting what the first marked; --force marks it; after a reconciliation that marks nothing the count starts again")
+    func lossesAddUp() throws {
+        let person = try Self.person(removingEvery: 1_000_000)
+        defer { try? FileManager.default.removeItem(at: person.folder) }
+        let original = try String(contentsOf: person.xml, encoding: .utf8)
+        try TestPostgres.withDatabase { db in
+            try Self.push(db, person.pushed)
+            let steps = try #require(try db.scalar("SELECT count(*) FROM health.samples WHERE type = 'HKQuantityTypeIdentifierStepCount'", as: Int.self))
+            try Self.export(original, leavingOutSteps: 18).write(to: person.xml, atomically: true, encoding: .utf8)
+            let first = try Self.reconcile(db, person.export)
+            #expect(first.status == 0, "\(first.stderr)")
+            let afterFirst = try Self.stepsMarked(db)
+            #expect(Double(afterFirst) > 0.15 * Double(steps) && Double(afterFirst) < 0.2 * Double(steps), "\(afterFirst) of \(steps)")
+
+            // 18 % of what is left more (33 % in all): before, each run was judged alone and passed.
+            try Self.export(original, leavingOutSteps: 33).write(to: person.xml, atomically: true, encoding: .utf8)
+            let second = try Self.reconcile(db, person.export)
+            #expect(second.status == 1, "\(second.stderr)")
+            #expect(second.stderr.contains("more than 20 %") && second.stderr.contains("HKQuantityTypeIdentifierStepCount")
+                    && second.stderr.contains("with the \(afterFirst) marked since the last reconciliation that marked nothing"), "\(second.stderr)")
+            #expect(try Self.stepsMarked(db) == afterFirst, "nothing marked")
+            #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations", as: Int.self) == 1)
+
+            let forced = try Self.reconcile(db, person.export, ["--force"])
+            #expect(forced.status == 0, "\(forced.stderr)")
+            let afterForced = try Self.stepsMarked(db)
+            #expect(afterForced > afterFirst)
+            // A forced reconciliation is the person's word: the count starts after it.
+            try Self.export(original, leavingOutSteps: 43).write(to: person.xml, atomically: true, encoding: .utf8)
+            #expect(try Self.reconcile(db, person.export).status == 0)
+
+            // The whole export brings every marked sample back and marks nothing: from there, one
+            // more 18 % passes, a further 18 % does not.
+            try original.write(to: person.xml, atomically: true, encoding: .utf8)
+            let whole = try Self.reconcile(db, person.export)
+            #expect(whole.status == 0, "\(whole.stderr)")
+            #expect(try Self.json(whole)["deleted"] as? Int == 0)
+            #expect(try Self.stepsMarked(db) == 0)
+            try Self.export(original, leavingOutSteps: 18).write(to: person.xml, atomically: true, encoding: .utf8)
+            #expect(try Self.reconcile(db, person.export).status == 0)
+            try Self.export(original, leavingOutSteps: 33).write(to: person.xml, atomically: true, encoding: .utf8)
+            #expect(try Self.reconcile(db, person.export).status == 1)
+            #expect(try db.rollupDifferences() == 0)
+        }
+    }
+
+    @Test("an ExportDate after the day after tomorrow (UTC) is refused, nothing imported; --force takes an export older than the last one reconciled, which undoes a wrong date")
+    func wrongExportDates() throws {
+        let person = try Self.person(removingEvery: 25)
+        defer { try? FileManager.default.removeItem(at: person.folder) }
+        let original = try String(contentsOf: person.xml, encoding: .utf8)
+        let date = try person.exportDate()
+        try TestPostgres.withDatabase { db in
+            try Self.push(db, person.pushed)
+            let held = try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries)")
+            try Self.export(original, leavingOutSteps: 0, date: (date, "2099-01-01 00:00:00 +0000")).write(to: person.xml, atomically: true, encoding: .utf8)
+            let future = try Self.reconcile(db, person.export)
+            #expect(future.status == 1)
+            #expect(future.stderr.contains("its ExportDate 2099-01-01T00:00:00.000+00:00 is after the day after tomorrow"), "\(future.stderr)")
+            #expect(try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries)") == held)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations", as: Int.self) == 0)
+
+            // A reconciliation dated 2099, as an older version accepted: every real export is older.
+            try db.query("INSERT INTO health_store.reconciliations (person, export_date, reconciled_at, path, deleted) VALUES ('default', '2099-01-01Z', now() - interval '1 day', 'x', 0)")
+            try original.write(to: person.xml, atomically: true, encoding: .utf8)
+            let older = try Self.reconcile(db, person.export)
+            #expect(older.status == 1)
+            #expect(older.stderr.contains("older than the last one reconciled") && older.stderr.contains("pass --force"), "\(older.stderr)")
+            let forced = try Self.reconcile(db, person.export, ["--force"])
+            #expect(forced.status == 0, "\(forced.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == person.removed.count)
+            // The last one reconciled is now the real one: the same export again needs no --force.
+            #expect(try Self.reconcile(db, person.export).status == 0)
         }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// The twins rule (CONTRACT.md §5): a record of the export equal to a sample healthd or Stridee
+/// The twins rule (docs/apple-export.md, "Twins"): a record of the export equal to a sample healthd or Stridee
 /// pushed (same person, type, start, end and value, whatever the source is called) is that
 /// sample, whichever came first; nothing is counted twice in any view.
 @Suite("Twins of imported records and pushed samples")
@@ -121,6 +121,46 @@ struct TwinTests {
         }
         for table in ends[0].keys.sorted() {
             #expect(ends[0][table] == ends[1][table], "\(table): healthd then export equals export then healthd")
+        }
+    }
+
+    @Test("either order, a twin names the pushed sample's source: health.sources shows the export's name for each bundle identifier; a rename wins, and no import overwrites it")
+    func namesFromTwins() throws {
+        let expected = [
+            // The phone's records write a no-break space in its name, as the Health app may.
+            [Self.phone, "Anna’s\u{00A0}iPhone", "export"], [Self.watch, "Anna’s Apple Watch", "export"],
+            ["com.withings.wiscale2", "Withings", "export"],
+        ]
+        func names(_ db: TestDatabase) throws -> [[String?]] {
+            try db.rows("""
+                SELECT source, name, named_by FROM health.sources WHERE person = 'default' AND source IN ($1, $2, 'com.withings.wiscale2')
+                ORDER BY source COLLATE "C"
+                """, [Self.phone, Self.watch])
+        }
+        try TestPostgres.withDatabase { db in
+            _ = try Self.push(db)
+            #expect(try names(db).allSatisfy { $0[1] == $0[0] && $0[2] == nil }, "no name before the export")
+            try Importing(database: db).run(Exports.fixtureFolder.path)
+            let learned = try names(db)
+            #expect(learned == expected, "\(learned)")
+            // The export's own sources keep their names, which are the sources themselves.
+            #expect(try db.rows("SELECT name, named_by FROM health.sources WHERE source = 'Omron'") == [["Omron", nil]])
+
+            let url = ["DATABASE_URL": db.connectionString]
+            let renamed = try CLIProcess.run(["source", "rename", Self.watch, "Anna's watch <b>"], environment: url)
+            #expect(renamed.status == 0, "\(renamed.stderr)")
+            try Importing(database: db).run(Exports.fixtureXML.path)
+            #expect(try names(db)[1] == [Self.watch, "Anna's watch <b>", "person"], "an import never overwrites a name the person set")
+            let cleared = try CLIProcess.run(["source", "rename", Self.watch, ""], environment: url)
+            #expect(cleared.status == 0, "\(cleared.stderr)")
+            let cleared2 = try names(db)
+            #expect(cleared2 == expected, "cleared: the learned name again: \(cleared2)")
+        }
+        try TestPostgres.withDatabase { db in
+            try Importing(database: db).run(Exports.fixtureFolder.path)
+            _ = try Self.push(db)
+            let replaced = try names(db)
+            #expect(replaced == expected, "the pushed copies that replace their imported twins learn the same names: \(replaced)")
         }
     }
 

@@ -9,7 +9,8 @@ import Warehouse
 struct CLITests {
     @Test("usage errors exit 64 with an error line and a hint on stderr")
     func usageErrors() throws {
-        for arguments in [["frobnicate"], ["migrate", "--bogus"], ["token"], ["token", "create"], ["migrate", "extra"], []] {
+        for arguments in [["frobnicate"], ["migrate", "--bogus"], ["token"], ["token", "create"], ["migrate", "extra"], ["mcp", "extra"],
+                          ["mcp", "--person", "no spaces"], []] {
             let out = try CLIProcess.run(arguments)
             #expect(out.status == 64, "\(arguments)")
             #expect(out.stdout.isEmpty, "\(arguments)")
@@ -22,7 +23,7 @@ struct CLITests {
 
     @Test("--help works for every command and exits 0")
     func help() throws {
-        for command in ["serve", "migrate", "ingest", "token", "set-time-zone", "status", "generate", "import-apple-health"] {
+        for command in ["serve", "migrate", "ingest", "token", "set-time-zone", "status", "generate", "import-apple-health", "mcp"] {
             let out = try CLIProcess.run([command, "--help"])
             #expect(out.status == 0, "\(command)")
             #expect(out.stdout.contains("usage: health-warehouse \(command)"), "\(command)")

@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// `person delete` beside a running `serve`, `person list`, and the bad input of CONTRACT.md §6.
+/// `person delete` beside a running `serve`, `person list`, and the bad input docs/people.md names.
 @Suite("person: safety and bad input")
 struct PersonSafetyTests {
     static func batch(_ n: Int) -> [UInt8] {

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// `person list|export|import|delete` (CONTRACT.md §6), run as the built binary against a real
+/// `person list|export|import|delete` (docs/people.md), run as the built binary against a real
 /// PostgreSQL filled through every way in.
 @Suite("person")
 struct PersonTests {
@@ -46,7 +46,7 @@ struct PersonTests {
     /// A person filled through every way in: healthd bodies (`ingest`), Stridee workouts with
     /// streams and routes and wellness bodies, an Apple Health export (samples, routes, activity
     /// summaries), Health Auto Export files (minute buckets, a workout with its heart rate and
-    /// route, sleep segments, the other arrays), a time zone, a source priority and a staleness setting.
+    /// route, sleep segments, the other arrays), a time zone, a source priority, a source's name and a staleness setting.
     static func fill(_ db: TestDatabase, person: String, folder: String, days: Int, seed: Int) throws {
         let generated = try CLIProcess.run(["generate", "--days", "\(days)", "--start", "2026-03-01", "--seed", "\(seed)",
                                             "--out", "\(folder)/backlog", "--stridee-out", "\(folder)/stridee"])
@@ -84,6 +84,7 @@ struct PersonTests {
             SELECT min(source) FROM health_store.samples WHERE person = $1 AND type = 'HKQuantityTypeIdentifierStepCount'
             """, [person], as: String.self))
         try db.query("SELECT health.set_source_priority($1, 'HKQuantityTypeIdentifierStepCount', ARRAY[$2])", [person, source])
+        try db.query("SELECT health.set_source_name($1, $2, 'My phone')", [person, source])
         try db.query("SELECT health.set_stale_after($1, interval '9 hours')", [person])
     }
 
@@ -138,6 +139,40 @@ struct PersonTests {
             #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('alice')", as: Int.self) == 0)
             #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations WHERE person = 'alice' AND deleted = 25",
                                   as: Int.self) == 1)
+        }
+    }
+
+    @Test("a Stridee ride's heart rate, power and cadence come back point for point through export and import, whatever the database's collation")
+    func streamsRoundTrip() throws {
+        let folder = NSTemporaryDirectory() + "hw-person-streams-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try TestPostgres.withDatabase { db in
+            let times = (0..<6).map { "2026-10-01T06:0\(3 + $0):1\($0)Z" }
+            func stream(_ base: Double) -> String {
+                "[" + times.enumerated().map { StrideeBody.sample($0.element, String(base + Double($0.offset) * 1.5)) }
+                    .joined(separator: ",") + "]"
+            }
+            let body = StrideeBody.workout(["serverType": "\"CYCLING\"", "activityType": "13", "heartRate": stream(121),
+                                            "runningPower": stream(240), "cyclingPower": stream(201), "cyclingCadence": stream(84)])
+            let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
+            _ = try StrideeStore(pool: pool).storeWorkout(try StrideeDecoder.decodeWorkout(Array(body.utf8)), person: "rider",
+                                                          connect: true, bodySHA256: SHA256.hash(Array(body.utf8)))
+            pool.close()
+            let points = "SELECT stream || ' ' || t::text || ' ' || value || ' ' || unit FROM health.workout_streams WHERE person = 'rider' ORDER BY 1"
+            let before: [String] = try db.query(points).map { try $0.decode(0) }
+            #expect(before.count == 24, "six points in each of the four streams: \(before)")
+
+            let url = ["--database-url", db.connectionString]
+            #expect(try CLIProcess.run(["person", "export", "rider", "--to", "\(folder)/out"] + url).status == 0)
+            let written = try String(contentsOfFile: "\(folder)/out/workouts/\(StrideeBody.uuid.lowercased()).json", encoding: .utf8)
+            for name in ["heartRate", "runningPower", "cyclingPower", "cyclingCadence"] {
+                #expect(written.contains("\"\(name)\": [{"), "the body names the \(name) stream as healthkit.v1 does")
+            }
+            #expect(try CLIProcess.run(["person", "delete", "rider", "--yes"] + url).status == 0)
+            let imported = try CLIProcess.run(["person", "import", "rider", "--from", "\(folder)/out"] + url)
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let after: [String] = try db.query(points).map { try $0.decode(0) }
+            #expect(after == before, "every stream point back: \(Self.firstDifference(before, after))")
         }
     }
 

@@ -33,6 +33,30 @@ struct ReadmeTests {
         return commands
     }
 
+    @Test("make run installs only what building and serving need, make test the rest; the README lists each set as the script does")
+    func dependencySets() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        func listed(_ purpose: String) throws -> [String] {
+            let out = try CLIProcess.runProgram("/bin/bash", [root.appendingPathComponent("scripts/install-deps.sh").path, purpose, "--list"])
+            #expect(out.status == 0, "\(out.stderr)")
+            return out.stdout.split(separator: "\n").map(String.init)
+        }
+        let run = try listed("run"), test = try listed("test")
+        #expect(run == ["libpq-dev", "libmicrohttpd-dev", "zlib1g-dev", "libssl-dev", "libxml2-dev", "libzip-dev", "libgnutls28-dev", "postgresql"])
+        for package in ["chromium", "chromium-driver", "prometheus", "libyaml-dev", "fonts-dejavu-core"] {
+            #expect(!run.contains(package) && test.contains(package), "\(package) is the tests' only")
+        }
+        #expect(Set(run).isSubset(of: Set(test)))
+        // The Makefile: run reaches only the run set, test the test set.
+        let plan = { (target: String) in try CLIProcess.runProgram("/usr/bin/make", ["-n", "-C", root.path, target]).stdout }
+        #expect(try plan("run").contains("install-deps.sh run\n") && !(try plan("run").contains("install-deps.sh test")))
+        #expect(try plan("test").contains("install-deps.sh test\n"))
+        // The README's prose, its line breaks and indents read as single spaces.
+        let readme = try Self.readme.replacing(/\s+/, with: " ")
+        #expect(readme.contains("`" + run.joined(separator: "`, `") + "`"), "the README names make run's packages")
+        #expect(readme.contains("`" + test.filter { !run.contains($0) }.joined(separator: "`, `") + "`"), "and make test's others")
+    }
+
     @Test("serve on the embedded cluster, the README's curl, then its psql line shows the sample in health.daily_summary, and /ui opens")
     func quickStart() throws {
         let commands = try Self.quickStartCommands()

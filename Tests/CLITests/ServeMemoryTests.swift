@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// Issue 21.3 (CONTRACT.md §1: `serve` stays under 512 MiB resident whatever clients send):
+/// `serve` stays under 512 MiB resident whatever clients send (docs/receiver.md):
 /// six 30 MiB workouts at once from one token, each the densest route a body that size holds.
 @Suite("serve's memory")
 struct ServeMemoryTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `serve --metrics-listen` (CONTRACT.md §7, docs/operations.md) scraped by a real Prometheus
+/// `serve --metrics-listen` (docs/operations.md) scraped by a real Prometheus
 /// (Debian's), asked through its HTTP API after batches of every way in.
 @Suite("serve's metrics, scraped by Prometheus")
 struct ServeMetricsTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `serve --tls-cert --tls-key` (CONTRACT.md §7) over real sockets: a throwaway CA made by
+/// `serve --tls-cert --tls-key` (docs/exposing.md) over real sockets: a throwaway CA made by
 /// `openssl`, `curl` and Python's `ssl` as the clients, GnuTLS under libmicrohttpd as the server.
 @Suite("serve over TLS")
 struct ServeTLSTests {
@@ -67,7 +67,7 @@ struct ServeTLSTests {
         try Self.withTLSServe { _, port, _, _ throws in
             let connection = try HTTPTestConnection(port: port)
             defer { connection.close() }
-            try connection.send("GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n")
+            try connection.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             #expect(throws: HTTPTestClientError.self) { _ = try connection.readResponse(timeout: 5) }
         }
     }

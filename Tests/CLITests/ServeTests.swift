@@ -95,7 +95,7 @@ struct ServeTests {
             let (serve, port) = try CLIProcess.startServe(["--database-url", db.connectionString])
             // MHD passes a raw CR, ESC or DEL in the request target through to the application.
             let connection = try HTTPTestConnection(port: port)
-            try connection.send(Array("GET /x\r\u{1B}[2K2026-01-01T00:00:00Z level=error forged=1\u{7F} HTTP/1.1\r\nHost: t\r\n\r\n".utf8))
+            try connection.send(Array("GET /x\r\u{1B}[2K2026-01-01T00:00:00Z level=error forged=1\u{7F} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
             #expect(try connection.readResponse(timeout: 10).status == 405)
             serve.signal(SIGTERM)
             let out = serve.wait()

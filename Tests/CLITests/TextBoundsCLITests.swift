@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 21.1 on the command line: a file path the ingest ledger keys by, and a time zone
+/// The text bound on the command line: a file path the ingest ledger keys by, and a time zone
 /// name, are bounded at 1,024 bytes where they enter, named, before anything is stored.
 @Suite("Text bounds on the command line")
 struct TextBoundsCLITests {

@@ -4,7 +4,7 @@ import Postgres
 import Testing
 import TestSupport
 
-/// Issue 21.4: an upgrade that replaces views a dashboard is reading. `serve` listens first,
+/// An upgrade that replaces views a dashboard is reading. `serve` listens first,
 /// answers 503 while it migrates, waits for the reader without ever holding it (or a new
 /// reader) up for longer than its lock wait, says on stderr whom it waits for, and once the
 /// reader ends it migrates and stores batches. No deadlock (40P01) for anyone.

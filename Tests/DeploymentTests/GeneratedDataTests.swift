@@ -99,13 +99,13 @@ struct GeneratedDataTests {
         let connection = try PostgresConnection(connectionString: generated.reader)
         defer { connection.close() }
         let now = Date(), from = now.addingTimeInterval(-40 * 86_400)
-        // The newest workout the variable offers that has a route (the newest of all may be an
-        // indoor one, whose route panel is rightly empty; which it is depends on today's date).
-        let choices = try GrafanaTests.workoutChoices(connection, person: "me", from: from, to: now)
-        let routed = try choices.first { uuid in
-            try connection.query("SELECT 1 FROM health.workouts WHERE person = 'me' AND uuid = $1::uuid AND route_points > 0", [uuid]).first != nil
-        }
-        let workout = try #require(routed ?? choices.first, "the workout variable offers none over a month of demo data")
+        // The workout a user would choose to see both panels: the newest with a route and a heart
+        // rate (the variable's default is the newest with either, an indoor one on some days).
+        let withBoth = try connection.query("""
+            SELECT uuid::text FROM health.workouts WHERE person = 'me' AND route_points > 0 AND heart_rate_max IS NOT NULL
+            ORDER BY start_at DESC LIMIT 1
+            """).first?[0]
+        let workout = try withBoth ?? GrafanaTests.defaultWorkout(connection, person: "me", from: from, to: now)
         let rows = try connection.query(try GrafanaTests.expand(query.sql, person: "me", from: from, to: now, workout: workout))
         let optional = ["Incomplete export runs: details", "Quarantined samples by reason", "Unknown types: details"]
         if !optional.contains(query.panel) {

@@ -226,13 +226,8 @@ struct GrafanaTests {
 
     /// What Grafana selects in the workout variable when the dashboard opens: its first option.
     static func defaultWorkout(_ connection: PostgresConnection, person: String, from: Date, to: Date) throws -> String {
-        try workoutChoices(connection, person: person, from: from, to: to).first ?? ""
-    }
-
-    /// Every workout the workout variable offers, newest first (its values: uuids).
-    static func workoutChoices(_ connection: PostgresConnection, person: String, from: Date, to: Date) throws -> [String] {
         let sql = try expand(try variable("workout")["query"] as? String ?? "", person: person, from: from, to: to)
-        return try connection.query(sql).compactMap { $0["__value"] }
+        return try connection.query(sql).first?["__value"] ?? ""
     }
 
     @Test("the person variable lists every person, and each query keeps to the one chosen")

@@ -85,7 +85,9 @@ extension PageBrowserTests {
             #expect(chart.marks == expected.values.filter { $0[index] != nil }.count, "\(chart.caption)")
             #expect(chart.partial.allSatisfy { $0.hasPrefix(today + ": ") && $0.hasSuffix("(today, so far)") }, "\(chart.partial)")
         }
-        #expect(page.charts.first?.partial.count == 1, "today's steps drawn as partial")
+        // Today's steps drawn as partial once the day has any (the demo's steps start at 07:00
+        // in Berlin, so a run before then sees none).
+        #expect(page.charts.first?.partial.count == (expected[today]?[0] == nil ? 0 : 1), "today's steps drawn as partial")
         #expect(page.charts[7].marks < 30, "weight has gaps")
         let uuids = try db.query("""
             SELECT uuid::text FROM health.workouts WHERE person = $1 AND day > health.today($1) - 30 ORDER BY start_at DESC, uuid

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// The page (`GET /ui`, CONTRACT.md §8) in headless Chromium against a real `serve` over the demo
+/// The page (`GET /ui`, docs/ui.md) in headless Chromium against a real `serve` over the demo
 /// history: ui/browse.py drives the browser by keyboard and prints what the DOM held; this test
 /// compares it with the views, as SQL, for the same days.
 @Suite("The page in headless Chromium")

@@ -4,7 +4,7 @@ import HTTPServer
 import Testing
 import TestSupport
 
-/// Issue 21.3: the bodies of all requests in flight share one budget, so memory is bounded by
+/// Memory bounded whatever clients send: the bodies of all requests in flight share one budget, so memory is bounded by
 /// design whatever clients send at once.
 @Suite("HTTPServer body budget")
 struct HTTPServerBudgetTests {

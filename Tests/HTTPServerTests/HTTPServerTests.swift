@@ -35,7 +35,7 @@ struct HTTPServerTests {
         #expect(request.headers["x-token"] == "abc")
         #expect(request.headers["X-TOKEN"] == "abc")
         #expect(request.headers.values("X-MULTI") == ["1", "2"])
-        #expect(request.headers["Host"] == "test")
+        #expect(request.headers["Host"] == "127.0.0.1")
     }
 
     @Test("POST of a 2 MB binary body arrives byte for byte and echoes back intact")

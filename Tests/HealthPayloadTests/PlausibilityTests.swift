@@ -3,7 +3,7 @@ import HealthPayload
 import Testing
 import TestSupport
 
-/// Issue 21.7: implausible values and instants, one table (`Plausibility`) for every way in —
+/// Implausible values and instants, one table (`Plausibility`) for every way in —
 /// a healthd sample is quarantined naming the key and the range, a Stridee body refused
 /// naming the field.
 @Suite("Plausibility")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 
-/// Issue 21.7 over real HTTP: implausible values are quarantined (healthd) or refused with
+/// The plausibility bounds over real HTTP: implausible values are quarantined (healthd) or refused with
 /// `400` naming the field (Stridee), nothing of a refused body stored; and the wellness answer
 /// counts the rows stored.
 @Suite("Plausibility over HTTP")

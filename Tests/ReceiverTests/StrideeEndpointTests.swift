@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// CONTRACT.md §4's table, row by row, over real HTTP, on the device paths and the relay paths.
+/// The Stridee endpoints' answers (docs/stridee.md), row by row, over real HTTP, on the device paths and the relay paths.
 @Suite("Stridee endpoints")
 struct StrideeEndpointTests {
     static let uuid = StrideeBody.uuid

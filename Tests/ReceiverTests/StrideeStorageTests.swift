@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// How Stridee bodies are kept (CONTRACT.md §4): one workout whatever brought it, a resend
+/// How Stridee bodies are kept (docs/stridee.md): one workout whatever brought it, a resend
 /// replacing the whole workout, wellness items replaced one by one, a bad item refusing its body.
 @Suite("Stridee storage")
 struct StrideeStorageTests {
@@ -151,7 +151,7 @@ struct StrideeStorageTests {
             let final = StrideeBody.item("daily", ["steps": "8700", "final": "true", "extraField": #""kept""#])
             let hrv = StrideeBody.item("hrv", ["startTime": #""2026-10-01T01:00:00Z""#, "samples": #"[{"t":"2026-10-01T01:00:00Z","v":48.2}]"#])
             let answer = try alice.send("POST", Self.relayWellness, StrideeBody.wellness([later, hrv, final]))
-            // Two copies of Monday are one item stored (issue 21: the answer counts rows stored).
+            // Two copies of Monday are one item stored (the answer counts the rows stored).
             #expect(answer.bodyText == #"{"items":2,"status":"active"}"#)
             let after = try db.query("""
                 SELECT kind, start_at::text, item::text, last_received_at::text FROM health_store.wellness_items ORDER BY kind, start_at

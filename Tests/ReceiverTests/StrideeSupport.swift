@@ -3,7 +3,7 @@ import Postgres
 import TestSupport
 import Warehouse
 
-/// The Stridee paths of CONTRACT.md §4, for a person.
+/// The Stridee paths (docs/stridee.md), for a person.
 struct StrideePaths {
     let person: String
     let relay: Bool

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// The values of CONTRACT.md §4's views, against numbers worked out by hand, for bodies pushed
+/// The values of the Stridee views (docs/views.md), against numbers worked out by hand, for bodies pushed
 /// over HTTP; and the reader role reading every one of them.
 @Suite("Stridee views")
 struct StrideeViewsTests {

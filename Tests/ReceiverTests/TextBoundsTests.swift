@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// Issue 21.1, over real HTTP: every client text that can reach an index is bounded where it
+/// The text bound, over real HTTP: every client text that can reach an index is bounded where it
 /// enters (`TextLimit`, 1,024 UTF-8 bytes). Texts are random letters mixed with multi-byte
 /// characters, so PostgreSQL cannot compress an over-long index entry into fitting.
 @Suite("Text bounds")

@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 import Testing
 import TestSupport
-import Warehouse
+@testable import Warehouse
 
 /// What `migrate` does on a Citus coordinator (docs/scaling.md). Runs only when the suite runs
 /// on Citus (`HEALTH_WAREHOUSE_TEST_CITUS_URL`); otherwise each test says it did not run.
@@ -57,6 +57,21 @@ struct CitusLayoutTests {
                 #expect(plan.contains("Task Count: 1"), "health.\(view) for one person is one task:\n\(plan)")
             }
             #expect(try c.table("SELECT steps FROM health.daily_summary WHERE person = 'p'").rows == [["1200"]])
+        }
+    }
+
+    @Test("every query of person export is one task on the person's worker (no lateral join keeps Citus from routing it)")
+    func personExportRouted() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            for (index, statement) in PersonExportQueries.statements(person: "p").enumerated() {
+                // EXPLAIN takes no parameters: the statement is prepared and its execution explained.
+                let types = statement.parameters.map { $0 is String ? "text" : "int" }.joined(separator: ", ")
+                try c.query("PREPARE export_\(index)(\(types)) AS \(statement.sql)")
+                let values = statement.parameters.map { $0 is String ? "'p'" : "\($0!)" }.joined(separator: ", ")
+                let plan = try c.table("EXPLAIN EXECUTE export_\(index)(\(values))").rows.compactMap { $0[0] }.joined(separator: "\n")
+                #expect(plan.contains("Task Count: 1") && !plan.contains("Task Count: 4"), "statement \(index) is one task:\n\(plan)")
+            }
         }
     }
 }

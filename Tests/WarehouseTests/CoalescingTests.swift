@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 import Warehouse
 
-/// Apple Health replacing fine samples with one combined sample (CONTRACT.md §2,
+/// Apple Health replacing fine samples with one combined sample (docs/views.md,
 /// "Coalescing"): the combined sample counts in no total when its parts add up to it,
 /// whichever arrived first, with totals computed by hand.
 @Suite("Coalesced samples")

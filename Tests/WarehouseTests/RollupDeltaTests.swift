@@ -200,3 +200,36 @@ struct RollupDeltaTests {
         }
     }
 }
+
+extension RollupDeltaTests {
+    /// A database whose stored sleep was made under the rule before 0066 (a night with only time
+    /// in bed stored as 0 minutes asleep, with its ranking): migrating applies 0066, whose queued
+    /// task recomputes levels 2 and 3 under the current rule at the end of the same run.
+    @Test("0066 redoes a night with only time in bed stored as 0 minutes asleep: sleep_min NULL, no ranking, rollups equal a recompute")
+    func inBedNightsUpgrade() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch([
+                S.sleep(S.U(1), source: "phone", start: "2026-03-01T22:30:00.000+01:00", end: "2026-03-02T06:38:00.000+01:00", value: 0),
+            ])
+            // What the rule before 0066 stored for that night.
+            try c.execute(script: """
+                UPDATE health_store.rollup_day_type SET value = 0, asleep_min = 0, ranked_sources = ARRAY['phone'] WHERE person = 'p';
+                UPDATE health_store.rollup_source SET rank = 1 WHERE person = 'p';
+                UPDATE health_store.rollup_day SET sleep_min = 0 WHERE person = 'p';
+                DELETE FROM health_store.schema_migrations WHERE version = 66;
+                """)
+            #expect(try db.scalar("SELECT sleep_min FROM health.daily_summary", as: Double.self) == 0)
+            #expect(try Self.drift(c).isEmpty == false, "the old rule's rows differ from a recompute")
+
+            let applied = try Migrator().migrate(c)
+            #expect(applied.compactMap(\.version) == [66])
+            #expect(try c.table("SELECT day::text, sleep_min FROM health.daily_summary").rows == [["2026-03-02", nil]])
+            #expect(try c.table("SELECT source, asleep_min, in_bed_min FROM health.daily_sleep").rows == [["phone", nil, "488"]])
+            #expect(try c.table("SELECT * FROM health.daily_source_totals").count == 0)
+            #expect(try c.table("SELECT * FROM health_store.migration_tasks").count == 0)
+            let drift = try Self.drift(c)
+            #expect(drift.isEmpty, "\(drift.joined(separator: "\n"))")
+        }
+    }
+}

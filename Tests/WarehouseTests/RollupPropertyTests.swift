@@ -240,10 +240,12 @@ struct RollupPropertyTests {
              AND inside.n >= 2 AND abs(inside.total - s.value::numeric) <= 1e-9 * abs(s.value::numeric)))
         """
 
-    /// Per person, day, per-source type and source: the total, stage minutes and the rank.
+    /// Per person, day, per-source type and source: the total, stage minutes and the rank. A
+    /// sleep source with no minute asleep ranks after those with some (by time in bed among
+    /// themselves); a night none of whose sources has a minute asleep is `in_bed_only`.
     static var ranked: String { """
         per AS (
-          SELECT s.person, s.day, s.type, c.metric, CASE c.rule WHEN 'sleep' THEN 'min' ELSE c.unit END AS unit, s.source,
+          SELECT s.person, s.day, s.type, c.metric, c.rule, CASE c.rule WHEN 'sleep' THEN 'min' ELSE c.unit END AS unit, s.source,
                  CASE c.rule WHEN 'sleep' THEN coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value IN (1, 3, 4, 5)), 0) / 60
                              ELSE sum(s.value::numeric) END AS total,
                  count(*) AS samples,
@@ -260,7 +262,10 @@ struct RollupPropertyTests {
         ),
         ranked AS (
           SELECT per.*, row_number() OVER (PARTITION BY per.person, per.day, per.type
-                   ORDER BY array_position(p.sources, per.source) NULLS LAST, per.total DESC NULLS LAST, per.source COLLATE "C")::integer AS rank,
+                   ORDER BY per.rule = 'sleep' AND per.total = 0, array_position(p.sources, per.source) NULLS LAST,
+                            per.total DESC NULLS LAST, CASE WHEN per.rule = 'sleep' AND per.total = 0 THEN per.in_bed END DESC NULLS LAST,
+                            per.source COLLATE "C")::integer AS rank,
+                 per.rule = 'sleep' AND NOT bool_or(per.total > 0) OVER (PARTITION BY per.person, per.day, per.type) AS in_bed_only,
                  coalesce((SELECT jsonb_object_agg(o.source, o.total::float8) FROM per o
                            WHERE o.person = per.person AND o.day = per.day AND o.type = per.type AND o.source <> per.source), '{}') AS others
           FROM per LEFT JOIN health_store.source_priorities p ON p.person = per.person AND p.type = per.type
@@ -281,6 +286,7 @@ struct RollupPropertyTests {
              SELECT x.person, x.day, x.type, x.metric, x.unit, x.source, x.total::float8 AS total, x.samples, x.rank,
                     x.rank = 1 AS is_winner, \(partial) AS is_partial
              FROM ranked x
+             WHERE NOT x.in_bed_only
              """),
             ("daily_totals", "person, day, type, metric, unit, value, source, alternatives, is_partial",
              "person, day, type", """
@@ -288,14 +294,16 @@ struct RollupPropertyTests {
              SELECT x.person, x.day, x.type, x.metric, x.unit, x.total::float8 AS value, x.source, x.others AS alternatives,
                     \(partial) AS is_partial
              FROM ranked x
-             WHERE x.rank = 1
+             WHERE x.rank = 1 AND NOT x.in_bed_only
              """),
             ("daily_sleep", "person, day, source, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min, in_bed_min, unknown_min, alternatives, is_partial",
              "person, day", """
              WITH \(ranked)
-             SELECT x.person, x.day, x.source, x.total::float8 AS asleep_min, x.core::float8 AS core_min, x.deep::float8 AS deep_min,
+             SELECT x.person, x.day, x.source, CASE WHEN NOT x.in_bed_only THEN x.total::float8 END AS asleep_min,
+                    x.core::float8 AS core_min, x.deep::float8 AS deep_min,
                     x.rem::float8 AS rem_min, x.unspecified::float8 AS unspecified_min, x.awake::float8 AS awake_min,
-                    x.in_bed::float8 AS in_bed_min, x.unknown::float8 AS unknown_min, x.others AS alternatives, \(partial) AS is_partial
+                    x.in_bed::float8 AS in_bed_min, x.unknown::float8 AS unknown_min,
+                    CASE WHEN x.in_bed_only THEN '{}' ELSE x.others END AS alternatives, \(partial) AS is_partial
              FROM ranked x
              WHERE x.rank = 1 AND x.type = 'HKCategoryTypeIdentifierSleepAnalysis'
              """),
@@ -326,7 +334,7 @@ struct RollupPropertyTests {
              FROM health.samples a WHERE a.type = 'HKWorkoutTypeIdentifier' AND a.kind = 'workout'
              """),
             ("unknown_types", "person, type, kind, samples, first_start_at, last_start_at", "person, type", """
-             SELECT s.person, s.type, min(s.kind) AS kind, count(*) AS samples, min(s.start_at) AS first_start_at, max(s.start_at) AS last_start_at
+             SELECT s.person, s.type, min(s.kind COLLATE "C") AS kind, count(*) AS samples, min(s.start_at) AS first_start_at, max(s.start_at) AS last_start_at
              FROM health.samples s WHERE NOT EXISTS (SELECT 1 FROM health.catalog c WHERE c.type = s.type)
              GROUP BY s.person, s.type
              """),
@@ -381,7 +389,7 @@ struct RollupPropertyTests {
         }
         return """
             WITH \(ranked),
-            winners AS (SELECT person, day, metric, total::float8 AS value FROM ranked WHERE rank = 1),
+            winners AS (SELECT person, day, metric, total::float8 AS value FROM ranked WHERE rank = 1 AND NOT in_bed_only),
             readings AS (
               SELECT s.person, s.day, c.metric, min(s.value) AS min, avg(s.value) AS mean, max(s.value) AS max
               FROM health.samples s JOIN health.catalog c ON c.type = s.type AND c.rule = 'reading'

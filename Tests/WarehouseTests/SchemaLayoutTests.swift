@@ -190,17 +190,42 @@ struct SchemaLayoutTests {
         })
     }
 
-    @Test("the functions whose bodies insert, update or delete health_store.sample_rows are exactly the ones docs/architecture.md lists")
+    /// The functions of both schemas whose source text may write health_store.sample_rows: a
+    /// statement naming the table, a dynamic statement (`EXECUTE format('DELETE FROM
+    /// health_store.%I …')`) whose table is a run-time name and so may be sample_rows, or any other
+    /// `EXECUTE` of text built at run time, which could write anything.
+    static let sampleWritersQuery = """
+        SELECT n.nspname || '.' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname IN ('health', 'health_store')
+          AND (coalesce(p.prosrc, '') ~* '(insert\\s+into|update|delete\\s+from)\\s+health_store\\.sample_rows\\M'
+               OR coalesce(p.prosrc, '') ~* 'execute\\s+format\\(\\s*''\\s*(insert\\s+into|update|delete\\s+from|merge\\s+into)\\s+health_store\\.(%I|%s|sample_rows\\M)'
+               OR coalesce(p.prosrc, '') ~* '\\mexecute\\s+(?!format\\(\\s*''\\s*select\\M)')
+        ORDER BY 1
+        """
+
+    @Test("the functions whose bodies insert, update or delete health_store.sample_rows, dynamic statements included, are exactly the ones docs/architecture.md lists")
     func sampleWriters() throws {
         try TestPostgres.withDatabase { db in
-            let writers = try db.connect().table("""
-                SELECT n.nspname || '.' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-                WHERE n.nspname IN ('health', 'health_store')
-                  AND coalesce(p.prosrc, '') ~* '(insert\\s+into|update|delete\\s+from)\\s+health_store\\.sample_rows\\M'
-                ORDER BY 1
-                """).rows.compactMap { $0[0] }
+            let writers = try db.connect().table(Self.sampleWritersQuery).rows.compactMap { $0[0] }
             #expect(writers.count >= 5)
+            #expect(writers.contains("health_store.delete_person"), "its DELETE of every person table is built at run time")
             #expect(Set(writers) == (try Self.documentedSampleWriters()))
+        }
+    }
+
+    @Test("the writer list sees dynamic SQL: a DELETE built by format() over a run-time table name, or any EXECUTE of built text, counts; a dynamic SELECT does not")
+    func dynamicWritersSeen() throws {
+        try TestPostgres.withDatabase(migrated: false) { db in
+            let c = try db.connect()
+            try c.execute(script: """
+                CREATE SCHEMA health_store;
+                CREATE FUNCTION health_store.wipes(t text) RETURNS void LANGUAGE plpgsql AS $$
+                BEGIN EXECUTE format('DELETE FROM health_store.%I WHERE person = $1', t) USING 'x'; END $$;
+                CREATE FUNCTION health_store.builds(q text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN EXECUTE q; END $$;
+                CREATE FUNCTION health_store.counts(t text) RETURNS bigint LANGUAGE plpgsql AS $$
+                DECLARE n bigint; BEGIN EXECUTE format('SELECT count(*) FROM health_store.%I', t) INTO n; RETURN n; END $$;
+                """)
+            #expect(try c.table(Self.sampleWritersQuery).rows == [["health_store.builds"], ["health_store.wipes"]])
         }
     }
 

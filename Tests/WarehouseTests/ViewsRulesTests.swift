@@ -3,7 +3,7 @@ import Postgres
 import Testing
 import TestSupport
 
-/// The per-day rules of CONTRACT.md §2, each with hand-computed expectations.
+/// The per-day rules (docs/views.md), each with hand-computed expectations.
 @Suite("Per-day rules")
 struct ViewsRulesTests {
     typealias S = Sample
@@ -174,6 +174,58 @@ struct ViewsRulesTests {
             let summary = try c.table("SELECT * FROM health.daily_summary")
             #expect(summary.count == 1)
             #expect(double(summary.row(where: "day", is: "2026-03-02"), "sleep_min") == 200)
+        }
+    }
+
+    @Test("a night with only time in bed is no night of 0 minutes asleep: listed with its time in bed, sleep_min NULL, no total; a source with no minute asleep never wins, priority or not")
+    func inBedOnlyNight() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch([
+                // 2 March: two phones in bed, no minute asleep anywhere.
+                S.sleep(S.U(1), source: "phone", start: "2026-03-01T22:30:00.000+01:00", end: "2026-03-02T06:38:00.000+01:00", value: 0), // 488
+                S.sleep(S.U(2), source: "ipad", start: "2026-03-01T23:00:00.000+01:00", end: "2026-03-02T05:40:00.000+01:00", value: 0),  // 400
+                S.sleep(S.U(3), source: "ipad", start: "2026-03-02T05:40:00.000+01:00", end: "2026-03-02T05:50:00.000+01:00", value: 2),  // awake 10
+                // 3 March: the phone in bed 480, the watch 30 minutes asleep.
+                S.sleep(S.U(4), source: "phone", start: "2026-03-02T23:00:00.000+01:00", end: "2026-03-03T07:00:00.000+01:00", value: 0),
+                S.sleep(S.U(5), source: "watch", start: "2026-03-03T05:00:00.000+01:00", end: "2026-03-03T05:30:00.000+01:00", value: 3),
+                S.quantity(S.U(6), HK.steps, source: "phone", start: "2026-03-02T09:00:00.000+01:00", value: 800),
+            ])
+            try c.query("SELECT health.set_source_priority('p', 'HKCategoryTypeIdentifierSleepAnalysis', ARRAY['phone', 'ipad', 'watch'])")
+            func check(_ when: String) throws {
+                let nights = try c.table("SELECT * FROM health.daily_sleep ORDER BY day")
+                #expect(nights.count == 2, "\(when)")
+                let bed = nights.row(where: "day", is: "2026-03-02")
+                #expect(text(bed, "source") == "phone", "\(when): the source with the most time in bed")
+                #expect(text(bed, "asleep_min") == nil, "\(when): not 0")
+                #expect(double(bed, "in_bed_min") == 488 && double(bed, "awake_min") == 0 && double(bed, "core_min") == 0, "\(when)")
+                #expect(jsonNumbers(bed, "alternatives") == [:], "\(when)")
+                let slept = nights.row(where: "day", is: "2026-03-03")
+                #expect(text(slept, "source") == "watch" && double(slept, "asleep_min") == 30, "\(when): the listed phone never wins with no sleep")
+                #expect(jsonNumbers(slept, "alternatives") == ["phone": 0], "\(when)")
+
+                #expect(try c.table("SELECT day::text, source, value FROM health.daily_totals WHERE metric = 'sleep_min'").rows
+                        == [["2026-03-03", "watch", "30"]], "\(when)")
+                #expect(try c.table("SELECT day::text, source, rank FROM health.daily_source_totals WHERE metric = 'sleep_min' ORDER BY day, rank").rows
+                        == [["2026-03-03", "watch", "1"], ["2026-03-03", "phone", "2"]], "\(when)")
+                #expect(try c.table("SELECT day::text, sleep_min, steps FROM health.daily_summary ORDER BY day").rows
+                        == [["2026-03-02", nil, "800"], ["2026-03-03", "30", nil]], "\(when): the day is there, its sleep NULL")
+                #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0, "\(when)")
+            }
+            try check("stored batch by batch")
+            try c.query("SELECT health_store.rebuild_rollups('p')")
+            try check("rebuilt")
+
+            // Sleep arrives for the night of 2 March: it becomes a night like any other.
+            try Store(connection: c).batch([
+                S.sleep(S.U(7), source: "ipad", start: "2026-03-02T01:00:00.000+01:00", end: "2026-03-02T02:00:00.000+01:00", value: 1),
+            ])
+            let night = try c.table("SELECT * FROM health.daily_sleep").row(where: "day", is: "2026-03-02")
+            #expect(text(night, "source") == "ipad" && double(night, "asleep_min") == 60 && jsonNumbers(night, "alternatives") == ["phone": 0])
+            #expect(try db.scalar("SELECT sleep_min FROM health.daily_summary WHERE day = '2026-03-02'", as: Double.self) == 60)
+            #expect(try c.table("SELECT source FROM health.daily_source_totals WHERE day = '2026-03-02' AND metric = 'sleep_min' ORDER BY rank").rows
+                    == [["ipad"], ["phone"]])
+            #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0)
         }
     }
 

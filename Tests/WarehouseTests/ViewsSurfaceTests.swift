@@ -7,7 +7,7 @@ import TestSupport
 /// in order, with their types; comments on everything; and what a reader may and may not do.
 @Suite("Public surface")
 struct ViewsSurfaceTests {
-    /// CONTRACT.md §2, with the types this version chose. Append only: never rename or retype.
+    /// Every public view's columns (docs/views.md), with the types this version chose. Append only: never rename or retype.
     static let views: [(name: String, columns: [(String, String)])] = [
         ("samples", [
             ("person", "text"),
@@ -291,14 +291,20 @@ struct ViewsSurfaceTests {
             ("time_zone", "text"),
             ("stale_after", "interval"),
         ]),
+        ("sources", [
+            ("person", "text"), ("source", "text"), ("name", "text"), ("named_by", "text"), ("samples", "bigint"),
+            ("first_day", "date"), ("last_day", "date"),
+        ]),
     ]
 
     static let functions = [
         "set_time_zone(person text, tz text)",
         "set_source_priority(person text, type text, sources text[])",
         "set_stale_after(person text, stale_after interval)",
+        "set_source_name(person text, source text, name text)",
         "today(person text)",
         "is_partial(person text, day date)",
+        "query_as_reader(query text, max_rows integer)",
     ]
 
     @Test("every public view has exactly its contract columns, in order, with their types, and nothing else is in schema health")
@@ -413,6 +419,7 @@ struct ViewsSurfaceTests {
                 "SELECT health.set_time_zone('p', 'Europe/Berlin')",
                 "SELECT health.set_source_priority('p', 'HKQuantityTypeIdentifierStepCount', ARRAY['x'])",
                 "SELECT health.set_stale_after('p', interval '1 hour')",
+                "SELECT health.set_source_name('p', 'phone', 'My phone')",
                 "SELECT health_store.rebuild_rollups('p')",
                 "CREATE TABLE health.mine (x int)",
             ]

@@ -23,7 +23,9 @@ struct PageHTTPTests {
             #expect(page.header("Content-Type") == "text/html; charset=utf-8")
             #expect(page.header("Set-Cookie") == nil)
             #expect(!page.bodyText.contains("sign-out"), "no session, nothing to sign out of")
-            for header in ["X-Forwarded-For", "Forwarded", "Via"] {
+            // The receiver's one list: X-Forwarded-Port and X-Forwarded-Server opened the page before.
+            for header in ["X-Forwarded-For", "Forwarded", "Via", "X-Forwarded-Port", "X-Forwarded-Server", "X-Forwarded-Anything",
+                           "CF-Connecting-IP", "True-Client-IP", "X-Client-IP", "X-Real-IP"] {
                 let proxied = try server.get("/ui", headers: [(header, "for=203.0.113.9")])
                 #expect(proxied.status == 200)
                 #expect(proxied.bodyText.contains("action=\"/ui/sign-in\""), "\(header)")
@@ -121,6 +123,21 @@ struct PageHTTPTests {
             let wait = try #require(held.response.header("Retry-After").flatMap(Int.init))
             #expect(wait > 800 && wait <= 900)
             #expect(held.response.bodyText.contains("Too many failed sign-ins"))
+        }
+    }
+
+    @Test("a good sign-in between failures clears nothing: four wrong tokens and the holder's own, repeated, hit 429 at the sixth failure")
+    func signInLimitNotReset() throws {
+        try TestPostgres.withDatabase { db in
+            let server = try PageServer(db)
+            let own = try server.tokens.create(person: "me", label: nil).token
+            var statuses: [Int] = []
+            for round in 0..<3 {
+                for attempt in 1...4 { statuses.append(try server.signIn("hw_guess\(round)_\(attempt)").response.status) }
+                statuses.append(try server.signIn(own).response.status)
+            }
+            // Before: every fifth answer a 200 reset the count, and guessing never stopped.
+            #expect(statuses == [403, 403, 403, 403, 200, 403, 429, 429, 429, 429, 429, 429, 429, 429, 429], "\(statuses)")
         }
     }
 

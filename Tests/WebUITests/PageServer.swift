@@ -5,8 +5,8 @@ import TestSupport
 import Warehouse
 
 /// A real `serve` on a loopback port over a test database, and the requests a browser sends
-/// it, over real HTTP (`HTTPTestClient` sends `Host: test`, so a same-origin POST says
-/// `Origin: http://test`).
+/// it, over real HTTP (`HTTPTestClient` sends `Host: 127.0.0.1`, so a same-origin POST says
+/// `Origin: http://127.0.0.1`).
 final class PageServer {
     let database: TestDatabase
     let serve: CLIProcess.Running
@@ -33,7 +33,7 @@ final class PageServer {
     }
 
     /// A form POST as the page's own form sends it (`origin` nil: none sent).
-    func post(_ path: String, form: String = "", cookie: String? = nil, origin: String? = "http://test",
+    func post(_ path: String, form: String = "", cookie: String? = nil, origin: String? = "http://127.0.0.1",
               headers extra: [(name: String, value: String)] = []) throws -> HTTPTestResponse {
         var headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded")] + extra
         if let origin { headers.append(("Origin", origin)) }

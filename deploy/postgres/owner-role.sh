@@ -72,6 +72,8 @@ BEGIN
            CASE p.prokind WHEN 'a' THEN 'AGGREGATE' WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
     WHERE n.nspname IN ('health', 'health_store') AND p.proowner <> owner_oid
+      -- health.query_as_reader runs as its owner, health_reader, on purpose (75_assistant.sql).
+      AND p.proowner <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'health_reader')
   LOOP
     EXECUTE format('ALTER %s %s OWNER TO %I', item.kind, item.name, owner_name);
   END LOOP;

@@ -77,8 +77,9 @@ COMMENT ON FUNCTION health_store.stamp_text(timestamptz, smallint) IS
 -- Each key is decided from its text as sent (sent_…: the sample's health_store.sent_fields) and
 -- its column: the uuid when written in upper case; a timestamp written in the reference's shape
 -- (its offset known); a number whose text is the one its column gives back through numeric
--- (42.50 stays, so does one needing over 15 significant digits: numeric's text is the same in
--- every session, whatever extra_float_digits says); a string its column holds. The identifying
+-- as double precision writes it (42.50 stays; 0.30000000000000004 goes, written back the same:
+-- the shortest text that reads back as the same double, which is what extra_float_digits 1, the
+-- default, gives; the write path and full_payload pin it); a string its column holds. The identifying
 -- strings (id, type, group, source, kind) are always held: every way in sends them as strings
 -- (the decoders quarantine any other). No jsonb is read or built but by the one removal:
 -- comparing texts the caller already has is what makes this cheap enough per sample (measured).
@@ -91,20 +92,20 @@ CREATE OR REPLACE FUNCTION health_store.compact_payload(
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN nullif(s - ARRAY[
-    CASE WHEN sent_uuid = upper(uuid::text COLLATE "C") THEN 'uuid' END,
+    CASE WHEN sent_uuid LIKE '________-____-____-____-____________' AND sent_uuid = upper(sent_uuid COLLATE "C") THEN 'uuid' END,
     'id', 'type', 'group', 'source', 'kind',
     CASE WHEN start_offset IS NOT NULL THEN 'start' END,
     CASE WHEN end_offset IS NOT NULL THEN 'end' END,
-    CASE WHEN sent_value = value::numeric::text THEN 'value' END,
+    CASE WHEN sent_value = value::text THEN 'value' END,
     CASE WHEN unit IS NOT NULL THEN 'unit' END,
     CASE WHEN category_name IS NOT NULL THEN 'name' END,
     CASE WHEN sent_activity_type = activity_type::text THEN 'activityType' END,
     CASE WHEN activity_name IS NOT NULL THEN 'activityName' END,
-    CASE WHEN sent_duration = duration_s::numeric::text THEN 'durationSeconds' END,
-    CASE WHEN sent_distance = distance_m::numeric::text THEN 'distanceMeters' END,
-    CASE WHEN sent_energy = energy_kcal::numeric::text THEN 'activeEnergyKilocalories' END,
-    CASE WHEN sent_min = value_min::numeric::text THEN 'Min' END,
-    CASE WHEN sent_max = value_max::numeric::text THEN 'Max' END
+    CASE WHEN sent_duration = duration_s::text THEN 'durationSeconds' END,
+    CASE WHEN sent_distance = distance_m::text THEN 'distanceMeters' END,
+    CASE WHEN sent_energy = energy_kcal::text THEN 'activeEnergyKilocalories' END,
+    CASE WHEN sent_min = value_min::text THEN 'Min' END,
+    CASE WHEN sent_max = value_max::text THEN 'Max' END
   ], '{}'::jsonb);
 
 COMMENT ON FUNCTION health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text, text, integer, text, text, double precision, text, double precision, text, double precision, text, double precision, text, double precision) IS
@@ -120,12 +121,14 @@ CREATE OR REPLACE FUNCTION health_store.full_payload(
   energy_kcal double precision, value_min double precision, value_max double precision, kept jsonb)
 RETURNS jsonb
 LANGUAGE sql STABLE PARALLEL SAFE
+-- Numbers are written as compact_payload compared them, whatever the reader's session says.
+SET extra_float_digits = 1
 RETURN jsonb_strip_nulls(jsonb_build_object(
          'uuid', upper(uuid::text COLLATE "C"), 'id', id, 'type', type, 'group', grp, 'source', source, 'kind', kind,
          'start', health_store.stamp_text(start_at, start_offset), 'end', health_store.stamp_text(end_at, end_offset),
-         'value', value::numeric, 'unit', unit, 'name', category_name, 'activityType', activity_type,
-         'activityName', activity_name, 'durationSeconds', duration_s::numeric, 'distanceMeters', distance_m::numeric,
-         'activeEnergyKilocalories', energy_kcal::numeric, 'Min', value_min::numeric, 'Max', value_max::numeric))
+         'value', value, 'unit', unit, 'name', category_name, 'activityType', activity_type,
+         'activityName', activity_name, 'durationSeconds', duration_s, 'distanceMeters', distance_m,
+         'activeEnergyKilocalories', energy_kcal, 'Min', value_min, 'Max', value_max))
        || coalesce(kept, '{}'::jsonb);
 
 COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision, jsonb) IS
@@ -248,7 +251,7 @@ RETURN h_start > x_start - interval '1 second' AND h_start < x_start + interval 
             ELSE coalesce(abs(h_value - x_value) <= 1e-9 * greatest(abs(h_value), abs(x_value)), false) END;
 
 COMMENT ON FUNCTION health_store.is_twin(timestamptz, timestamptz, double precision, jsonb, timestamptz, timestamptz, double precision, jsonb) IS
-  'Twins (CONTRACT.md §5): starts less than a second apart, ends too where both are given (NULL: not compared), and the same reading (typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal). The type is the caller''s join.';
+  'Twins (one reading from two ways in): starts less than a second apart, ends too where both are given (NULL: not compared), and the same reading (typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal). The type is the caller''s join.';
 
 -- The end a twin comparison reads of a sample: none (NULL) for a Health Auto Export sample but
 -- a workout — the app sends a point as one instant, and a sleep segment's twin is its start and

@@ -66,7 +66,7 @@ AS $$
              l.start_at, l.end_at, l.value, l.uuid, g.asleep_s, g.in_bed_s, g.unspecified_s, g.awake_s, g.core_s,
              g.deep_s, g.rem_s, g.unknown_s, g.workouts, g.duration_s, g.distance_m, g.energy_kcal)::health_store.source_aggregates
   FROM (
-    SELECT min(s.kind) AS kind,
+    SELECT min(s.kind COLLATE "C") AS kind,  -- byte order, whatever the database's collation
            count(*) AS samples,
            count(s.value) AS n_values,
            CASE WHEN count(s.value) > 0 THEN
@@ -127,7 +127,7 @@ RETURNS health_store.source_aggregates
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  SELECT ROW(least(a.kind, b.kind),
+  SELECT ROW(least(a.kind COLLATE "C", b.kind),
              coalesce(a.samples + b.samples, a.samples, b.samples),
              coalesce(a.n_values + b.n_values, a.n_values, b.n_values),
              coalesce(a.sum_value + b.sum_value, a.sum_value, b.sum_value),

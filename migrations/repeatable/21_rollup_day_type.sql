@@ -6,6 +6,12 @@
 -- wins, the others are the alternatives. Readings: min, mean and max across sources. Latest:
 -- the latest sample across sources. Workouts: count and sums.
 --
+-- Sleep: a source with no minute asleep (an iPhone alone records only time in bed) ranks after
+-- every source with minutes asleep, whatever the priority. A night with no minute asleep from
+-- any source is not a night of 0 minutes asleep: its asleep_min and value are NULL, it has no
+-- ranking (so no source has a rank, and daily_totals and daily_source_totals no row) and no
+-- alternatives, and its source is the one with the most time in bed (docs/views.md).
+--
 -- Filtering this view on (person, type, day) reaches the index of rollup_source under the
 -- windows and the GROUP BY, so a refresh reads only the pairs it was given. Every pick (the
 -- winner, the latest sample) is a window's rank inside one pass over the pair's level-1 rows.
@@ -16,8 +22,11 @@ CREATE OR REPLACE VIEW health_store.calc_day_type AS
 WITH r AS (
   SELECT r.person, r.type, r.day, r.source, r.rule, r.per_source_winner, r.metric, r.unit, r.total, (r.agg).*,
          row_number() OVER (PARTITION BY r.person, r.type, r.day
-                            ORDER BY array_position(p.sources, r.source) NULLS LAST,
+                            ORDER BY r.rule = 'sleep' AND NOT coalesce(r.total > 0, false),
+                                     array_position(p.sources, r.source) NULLS LAST,
                                      r.total DESC NULLS LAST,
+                                     CASE WHEN r.rule = 'sleep' AND NOT coalesce(r.total > 0, false) THEN (r.agg).in_bed_s END
+                                       DESC NULLS LAST,
                                      r.source COLLATE "C") AS day_rank,
          -- Rule latest: the latest sample across sources: start desc, end desc, source asc
          -- (byte order), uuid asc — each source's own latest is already in level 1.
@@ -34,7 +43,7 @@ g AS (
          bool_or(r.per_source_winner) AS per_source_winner,
          min(r.metric) AS metric,
          min(r.unit) AS unit,
-         min(r.kind) AS kind,
+         min(r.kind COLLATE "C") COLLATE "default" AS kind,  -- byte order; the column keeps its collation
          sum(r.samples)::bigint AS samples,
          sum(r.n_values)::bigint AS n_values,
          min(r.first_start_at) AS first_start_at,
@@ -54,6 +63,8 @@ g AS (
          max(r.rem_s) FILTER (WHERE r.day_rank = 1) AS rem_s,
          max(r.unknown_s) FILTER (WHERE r.day_rank = 1) AS unknown_s,
          array_agg(r.source ORDER BY r.day_rank) AS ranked_sources,
+         -- Rule sleep: no source has a minute asleep (the winner's total is the largest).
+         min(r.rule) = 'sleep' AND NOT coalesce(max(r.total) FILTER (WHERE r.day_rank = 1) > 0, false) AS in_bed_only,
          max(r.latest_value) FILTER (WHERE r.latest_rank = 1 AND r.latest_start_at IS NOT NULL) AS latest_value,
          max(r.latest_start_at) FILTER (WHERE r.latest_rank = 1) AS latest_start_at,
          max(r.source) FILTER (WHERE r.latest_rank = 1 AND r.latest_start_at IS NOT NULL) AS latest_source,
@@ -66,18 +77,19 @@ g AS (
 )
 SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g.kind, g.samples,
        g.n_values, g.first_start_at, g.last_start_at,
-       CASE WHEN g.per_source_winner THEN g.winner_total::double precision
+       CASE WHEN g.in_bed_only THEN NULL
+            WHEN g.per_source_winner THEN g.winner_total::double precision
             WHEN g.rule = 'reading' THEN (g.sum_value / nullif(g.n_values, 0))::double precision
             WHEN g.rule = 'latest' THEN g.latest_value
        END AS value,
        CASE WHEN g.per_source_winner THEN g.winner
             WHEN g.rule = 'latest' THEN g.latest_source
        END AS source,
-       CASE WHEN g.per_source_winner THEN coalesce(g.alternatives, '{}'::jsonb) END AS alternatives,
-       CASE WHEN g.per_source_winner THEN g.ranked_sources END AS ranked_sources,
+       CASE WHEN g.in_bed_only THEN '{}'::jsonb WHEN g.per_source_winner THEN coalesce(g.alternatives, '{}'::jsonb) END AS alternatives,
+       CASE WHEN g.per_source_winner AND NOT g.in_bed_only THEN g.ranked_sources END AS ranked_sources,
        g.min_value, g.max_value,
        CASE WHEN g.rule = 'latest' THEN g.latest_start_at END AS measured_at,
-       CASE WHEN g.rule = 'sleep' THEN g.winner_total::double precision END AS asleep_min,
+       CASE WHEN g.rule = 'sleep' AND NOT g.in_bed_only THEN g.winner_total::double precision END AS asleep_min,
        CASE WHEN g.rule = 'sleep' THEN (coalesce(g.core_s, 0) / 60)::double precision END AS core_min,
        CASE WHEN g.rule = 'sleep' THEN (coalesce(g.deep_s, 0) / 60)::double precision END AS deep_min,
        CASE WHEN g.rule = 'sleep' THEN (coalesce(g.rem_s, 0) / 60)::double precision END AS rem_min,

@@ -1,4 +1,4 @@
--- Coalesced samples counted once (CONTRACT.md §2, "Coalescing").
+-- Coalesced samples counted once (docs/views.md, "Coalescing").
 --
 -- Apple Health may replace fine samples of one source with one combined sample over their
 -- span (a new uuid), and healthd v1 carries no deletions, so a receiver holds both. A sample C

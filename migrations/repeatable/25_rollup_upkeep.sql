@@ -268,7 +268,7 @@ BEGIN
   FROM health_store.calc_day_type v
   WHERE v.person = p_person
   -- Day-major, as batches arriving in time order leave them: the views read by day.
-  ORDER BY v.day, v.type;
+  ORDER BY v.day, v.type COLLATE "C";
 
   UPDATE health_store.rollup_source r SET rank = array_position(d.ranked_sources, r.source)
   FROM health_store.rollup_day_type d
@@ -295,11 +295,12 @@ DECLARE
   v_person text;
 BEGIN
   FOR v_person IN
-    SELECT DISTINCT x.person FROM (
+    SELECT x.person FROM (
       SELECT s.person FROM health_store.sample_rows s WHERE p_person IS NULL
       UNION SELECT r.person FROM health_store.rollup_source r WHERE p_person IS NULL
       UNION SELECT p_person WHERE p_person IS NOT NULL) x
-    ORDER BY x.person
+    GROUP BY x.person
+    ORDER BY x.person COLLATE "C"
   LOOP
     PERFORM health_store.lock_person(v_person);
     PERFORM health_store.rebuild_coverings(v_person);
@@ -310,7 +311,7 @@ BEGIN
     INSERT INTO health_store.rollup_source (person, type, day, source, rule, per_source_winner, metric, unit, total, rank, agg)
     SELECT v.person, v.type, v.day, v.source, v.rule, v.per_source_winner, v.metric, v.unit, v.total, v.rank, v.agg
     FROM health_store.calc_source v WHERE v.person = v_person
-    ORDER BY v.day, v.type, v.source;
+    ORDER BY v.day, v.type COLLATE "C", v.source COLLATE "C";
 
     PERFORM health_store.refresh_person_derived(v_person, NULL);
   END LOOP;
@@ -327,6 +328,8 @@ COMMENT ON FUNCTION health_store.rebuild_rollups(text) IS
 CREATE OR REPLACE FUNCTION health_store.compact_samples(p_person text)
 RETURNS void LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+-- Numbers compared as full_payload writes them (compact_payload, 10_rules.sql).
+SET extra_float_digits = 1
 AS $$
 BEGIN
   INSERT INTO health_store.sample_rows (
@@ -378,11 +381,18 @@ BEGIN
   LOOP
     PERFORM health_store.rebuild_rollups(v_person);
   END LOOP;
+  -- Levels 2 and 3 only, from level 1 as stored (a rule of the day values changed).
+  FOR v_person IN
+    DELETE FROM health_store.migration_tasks WHERE task = 'refresh_derived' RETURNING person
+  LOOP
+    PERFORM health_store.lock_person(v_person);
+    PERFORM health_store.refresh_person_derived(v_person, NULL);
+  END LOOP;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.after_migrate() IS
-  'Runs the work versioned migrations queued in health_store.migration_tasks (compacting a person''s sample rows, rebuilding their rollups under current definitions); called by the migrator at the end of each run.';
+  'Runs the work versioned migrations queued in health_store.migration_tasks (moving a person''s samples into the compact table, rebuilding their rollups, or only their levels 2 and 3, under current definitions); called by the migrator at the end of each run.';
 
 -- Every difference between one person's stored rollups and a recompute. Empty when equal.
 --

@@ -19,8 +19,9 @@
 -- store_batch, a Stridee workout's sample through store_workout, Health Auto Export's samples
 -- through store_hae_samples and store_hae_workout: 37_hae.sql); the other writers of
 -- health_store.sample_rows (mark_deleted, set_time_zone, a person's deletion) call
--- apply_sample_changes with what they changed. Everything runs in the caller's transaction
--- under the person lock.
+-- apply_sample_changes with what they changed; docs/architecture.md ("Who writes
+-- health_store.samples") lists every writer, and SchemaLayoutTests holds that list to the
+-- functions' own text. Everything runs in the caller's transaction under the person lock.
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
@@ -109,34 +110,68 @@ BEGIN ATOMIC
   SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
-         o.uuid IS NOT NULL, o.sent IS DISTINCT FROM t.sent, o.origin, o.day, o.type, o.source, o.start_at, o.end_at,
-         o.is_total, o.deleted_at IS NOT NULL, w.twins, t.value_min, t.value_max, w.matches
+         o.uuid IS NOT NULL,
+         c.changed,
+         o.origin, o.day, o.type, o.source, o.start_at, o.end_at, o.is_total, o.deleted_at IS NOT NULL,
+         w.twins, w.sources,
+         health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted_at IS NOT NULL, p_origin, o.origin,
+                                    w.matches IS NOT NULL),
+         t.value_min, t.value_max, w.matches
   FROM health_store.typed_samples(p_samples, p_tz, p_origin) t
-  -- One primary-key probe per sample (LATERAL keeps the planner from scanning the person's
-  -- rows); the held copy's object as sent, to tell a changed copy from the same one again.
-  LEFT JOIN LATERAL (
-    SELECT h.uuid, h.payload AS sent, h.origin, h.day, h.type, h.source, h.start_at, h.end_at, h.deleted_at,
-           h.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total
-    FROM health_store.samples h
-    WHERE h.person = p_person AND h.uuid = t.uuid
-  ) AS o ON true
-  -- Twins of the same type, any source, by the series' start index; looked for only where there
-  -- can be any (conditions on the arguments alone: a filter decided once, never run when false).
+  -- Twins of the same type, any source, by each series' start index (OFFSET 0 keeps the probe a
+  -- probe, whatever the statistics say); looked for only where there can be any (conditions on
+  -- the arguments alone: checked once, no probe made otherwise). The sources are the names an
+  -- export and a pushed sample give each other (write_twins).
   LEFT JOIN LATERAL (
     SELECT array_agg(h.uuid ORDER BY h.uuid)
              FILTER (WHERE health_store.origin_rank(h.origin) < health_store.origin_rank(p_origin)) AS twins,
            array_agg(h.uuid ORDER BY h.uuid)
-             FILTER (WHERE health_store.origin_rank(h.origin) > health_store.origin_rank(p_origin)) AS matches
+             FILTER (WHERE health_store.origin_rank(h.origin) > health_store.origin_rank(p_origin)) AS matches,
+           array_agg(k.source ORDER BY h.uuid)
+             FILTER (WHERE 'export' IN (h.origin, p_origin) AND 'hae' NOT IN (h.origin, p_origin)) AS sources
     FROM health_store.series k
-    JOIN health_store.sample_rows h ON h.person = k.person AND h.series = k.series
+    CROSS JOIN LATERAL (
+      SELECT h.uuid, h.origin FROM health_store.sample_rows h
+      WHERE h.person = p_person AND h.series = k.series
+        AND h.origin <> p_origin AND NOT (h.origin IN ('healthd', 'stridee') AND p_origin IN ('healthd', 'stridee'))
+        AND NOT health_store.is_bucket(h.origin, h.payload)
+        AND health_store.is_twin(h.start_at, health_store.twin_end(h.origin, h.kind, h.end_at), h.value, h.payload->'value',
+                                 t.start_at, health_store.twin_end(p_origin, t.kind, t.end_at), t.value, t.sent->'value')
+      OFFSET 0) h
     WHERE p_look AND (p_origin <> 'export' OR t.start_at > p_pushed_from - interval '1 second')
       AND NOT health_store.is_bucket(p_origin, t.sent)
       AND k.person = p_person AND k.type = t.type
-      AND h.origin <> p_origin AND NOT (h.origin IN ('healthd', 'stridee') AND p_origin IN ('healthd', 'stridee'))
-      AND NOT health_store.is_bucket(h.origin, h.payload)
-      AND health_store.is_twin(h.start_at, health_store.twin_end(h.origin, h.kind, h.end_at), h.value, h.payload->'value',
-                               t.start_at, health_store.twin_end(p_origin, t.kind, t.end_at), t.value, t.sent->'value')
-  ) AS w ON true;
+  ) AS w ON true
+  -- One primary-key probe per sample (a LATERAL with LIMIT stays a probe: joined as a table, a
+  -- planner without statistics yet scanned every row of the person for each sample), the held
+  -- row with its series.
+  LEFT JOIN LATERAL (
+    SELECT r.*, k.type, k.source, k.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total
+    FROM health_store.sample_rows r
+    -- Its series by the key, alike (a hash of all the person's series per sample: measured).
+    CROSS JOIN LATERAL (SELECT k.type, k.source FROM health_store.series k
+                        WHERE k.person = p_person AND k.series = r.series LIMIT 1) k
+    WHERE r.person = p_person AND r.uuid = t.uuid
+    LIMIT 1
+  ) AS o ON true
+  -- Changed: the same stored columns and payload are the same sample again (compacting is a
+  -- function of the sample); otherwise the held copy as sent is rebuilt and compared, so a copy
+  -- compacted by an older rule is not taken for a new one.
+  CROSS JOIN LATERAL (
+    SELECT CASE WHEN o.uuid IS NULL THEN NULL
+                WHEN (o.type, o.source, o.grp, o.kind, o.start_at, o.end_at, o.start_offset, o.end_offset, o.value,
+                      o.unit, o.category_name, o.activity_type, o.activity_name, o.duration_s, o.distance_m,
+                      o.energy_kcal, o.id, o.value_min, o.value_max, o.payload)
+                     IS NOT DISTINCT FROM
+                     (t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.value,
+                      t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m,
+                      t.energy_kcal, t.id, t.value_min, t.value_max, t.payload) THEN false
+                ELSE health_store.full_payload(o.uuid, o.type, o.grp, o.source, o.kind, o.id, o.start_at, o.start_offset,
+                                               o.end_at, o.end_offset, o.value, o.unit, o.category_name, o.activity_type,
+                                               o.activity_name, o.duration_s, o.distance_m, o.energy_kcal, o.value_min,
+                                               o.value_max, o.payload)
+                     IS DISTINCT FROM t.sent END AS changed
+  ) c;
 END;
 
 COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean) IS
@@ -204,6 +239,38 @@ RETURN CASE WHEN matched THEN 'none'
 COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health_store.sample_origin, health_store.sample_origin, boolean) IS
   'What writing does with an incoming sample: insert, replace (a changed copy of an origin that does not lose), revive (a held one marked deleted, received again), or none (a duplicate, a matched record).';
 
+-- The twins of a batch's rows (incoming_samples found them): a sample that is a held sample of
+-- a way in that wins (matches) is that sample (matched, and it brought back if it was marked
+-- deleted); any other replaces the held samples of ways in it wins over that it is (twins).
+-- Between an imported record and a pushed sample, the pushed sample's source learns the name the
+-- export gives it. Returns how many were matched and what that changed. Caller holds the person
+-- lock.
+CREATE OR REPLACE FUNCTION health_store.write_twins(p_person text, p_rows health_store.incoming_sample[],
+                                                    p_origin health_store.sample_origin,
+                                                    OUT n_matched integer, OUT changes health_store.sample_changes)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_pushed text[];
+  v_named  text[];
+BEGIN
+  n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.matches IS NOT NULL);
+  changes := health_store.changes_plus(
+    health_store.revive_pushed_twins(p_person, ARRAY(SELECT DISTINCT m FROM unnest(p_rows) r, unnest(r.matches) m)),
+    health_store.drop_lower_twins(p_person, ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.matches IS NULL AND r.twins IS NOT NULL)));
+  IF p_origin = 'export' THEN
+    SELECT array_agg(u), array_agg(r.source) INTO v_pushed, v_named FROM unnest(p_rows) r, unnest(r.twin_sources) u;
+  ELSE
+    SELECT array_agg(r.source), array_agg(u) INTO v_pushed, v_named FROM unnest(p_rows) r, unnest(r.twin_sources) u;
+  END IF;
+  PERFORM health_store.note_source_names(p_person, v_pushed, v_named);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.write_twins(text, health_store.incoming_sample[], health_store.sample_origin) IS
+  'Settles the twins of a batch of one person: samples matched by a held one of a way in that wins (brought back if marked deleted), held samples of ways in a sample wins over dropped, the names the export gives pushed sources; returns the matched count and what changed. Caller holds the person lock.';
+
 -- Writes the rows of one batch of one person (health_store.incoming_samples') as
 -- health_store.sample_action says; a sample that is a held sample of a way in that wins
 -- (matches: an imported record a pushed sample is, a Health Auto Export point healthd sent) is
@@ -229,18 +296,29 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_before health_store.sample_changes;
+  v_twins   record;
+  v_replace uuid[];
+  v_revive  uuid[];
+  v_keys    health_store.rollup_key[];
+  v_added   health_store.added_samples[];
+  v_spans   health_store.span[];
+  v_newest  timestamptz;
+  v_fall    boolean;
 BEGIN
   -- The twins first: what a matched sample proves exists, what a sample replaces.
-  n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.matches IS NOT NULL);
-  v_before := health_store.changes_plus(
-    health_store.revive_pushed_twins(p_person, ARRAY(SELECT DISTINCT m FROM unnest(p_rows) r, unnest(r.matches) m)),
-    health_store.drop_lower_twins(p_person, ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.matches IS NULL AND r.twins IS NOT NULL)));
+  SELECT t.* INTO v_twins FROM health_store.write_twins(p_person, p_rows, p_origin) t;
+  n_matched := v_twins.n_matched;
 
+  -- Held uuids to update, as lists: they reach the primary key whatever the statistics say
+  -- (joined, a planner that thinks the person has few samples scanned all of them per batch).
+  SELECT array_agg(r.uuid) FILTER (WHERE r.action = 'replace'), array_agg(r.uuid) FILTER (WHERE r.action = 'revive')
+  INTO v_replace, v_revive FROM unnest(p_rows) r;
+
+  -- The writes, and what they change from the same rows: keys a replaced row left or joined and
+  -- a revived one joined are recomputed, every other key merges its inserted samples; spans of
+  -- rule total written, old ones of replaced rows too. (revived runs though never read.)
   WITH typed AS (
-    SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
-                                           r.matches IS NOT NULL) AS action
-    FROM unnest(p_rows) r
+    SELECT r.* FROM unnest(p_rows) r
   ),
   inserted AS (
     INSERT INTO health_store.sample_rows AS n (
@@ -266,20 +344,43 @@ BEGIN
       deleted_by_export = NULL
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = x.uuid
+    WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = ANY (v_replace) AND t.uuid = x.uuid
     RETURNING 1
   ),
   revived AS (
     UPDATE health_store.sample_rows AS t SET deleted_at = NULL, deleted_by_export = NULL
     FROM typed x
-    WHERE x.action = 'revive' AND t.person = p_person AND t.uuid = x.uuid
+    WHERE x.action = 'revive' AND t.person = p_person AND t.uuid = ANY (v_revive) AND t.uuid = x.uuid
     RETURNING 1
+  ),
+  recompute AS (
+    SELECT k.day, k.type, k.source FROM unnest((v_twins.changes).keys) k
+    UNION SELECT x.day, x.type, x.source FROM typed x WHERE x.action IN ('replace', 'revive')
+    UNION SELECT x.old_day, x.old_type, x.old_source FROM typed x WHERE x.action = 'replace'
+  ),
+  spans AS (
+    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest((v_twins.changes).spans) s
+    UNION ALL SELECT x.type, x.source, x.start_at, x.end_at FROM typed x WHERE x.action <> 'none' AND x.is_total
+    UNION ALL SELECT x.old_type, x.old_source, x.old_start_at, x.old_end_at FROM typed x WHERE x.action = 'replace' AND x.old_is_total
   )
-  -- (revived runs whether read or not, as every data-modifying WITH does.)
-  SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM replaced)
-  INTO n_inserted, n_replaced;
+  SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM replaced),
+         (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
+         (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
+          FROM (SELECT x.day, x.type, x.source,
+                       array_agg(health_store.sample_facts_of(x.kind, x.value, x.start_at, x.end_at, x.uuid, x.activity_type,
+                                                              x.duration_s, x.distance_m, x.energy_kcal, x.value_min,
+                                                              x.value_max)) AS samples
+                FROM typed x
+                WHERE x.action = 'insert'
+                  AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = x.day AND r.type = x.type AND r.source = x.source)
+                GROUP BY x.day, x.type, x.source) g),
+         (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
+         (SELECT max(x.end_at) FROM typed x WHERE x.action = 'insert'),
+         EXISTS (SELECT 1 FROM typed x WHERE x.action IN ('replace', 'revive'))
+  INTO n_inserted, n_replaced, v_keys, v_added, v_spans, v_newest, v_fall;
 
-  changes := health_store.sample_changes_of(v_before, p_rows, p_origin);
+  changes := ROW(v_keys, v_added, v_spans, greatest((v_twins.changes).newest, v_newest),
+                 coalesce((v_twins.changes).newest_may_fall, false) OR v_fall)::health_store.sample_changes;
 END
 $$;
 
@@ -299,53 +400,6 @@ $$;
 
 COMMENT ON FUNCTION health_store.changes_plus(health_store.sample_changes, health_store.sample_changes) IS
   'Two sets of changes of a person''s samples as one: keys, added samples and spans together, the later newest end, whether the newest end may have moved back.';
-
--- What writing a batch changed (write_samples), from what its twins changed before (p_before)
--- and each row's action (sample_action): keys a replaced row left or joined and a revived one
--- joined are recomputed; every other key only gained the inserted samples, merged into what it
--- holds; spans of rule total written, old spans of replaced rows too.
-CREATE OR REPLACE FUNCTION health_store.sample_changes_of(
-  p_before health_store.sample_changes,
-  p_rows   health_store.incoming_sample[],
-  p_origin health_store.sample_origin)
-RETURNS health_store.sample_changes
-LANGUAGE sql STABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-  WITH acted AS (
-    SELECT r.*, health_store.sample_action(r.held, r.changed, r.old_deleted, p_origin, r.old_origin,
-                                           r.matches IS NOT NULL) AS action
-    FROM unnest(p_rows) r
-  ),
-  recompute AS (
-    SELECT k.day, k.type, k.source FROM unnest(p_before.keys) k
-    UNION SELECT a.day, a.type, a.source FROM acted a WHERE a.action IN ('replace', 'revive')
-    UNION SELECT a.old_day, a.old_type, a.old_source FROM acted a WHERE a.action = 'replace'
-  ),
-  spans AS (
-    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(p_before.spans) s
-    UNION ALL SELECT a.type, a.source, a.start_at, a.end_at FROM acted a WHERE a.action <> 'none' AND a.is_total
-    UNION ALL SELECT a.old_type, a.old_source, a.old_start_at, a.old_end_at FROM acted a WHERE a.action = 'replace' AND a.old_is_total
-  )
-  SELECT ROW(
-    (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
-    (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
-     FROM (SELECT a.day, a.type, a.source,
-                  array_agg(health_store.sample_facts_of(a.kind, a.value, a.start_at, a.end_at, a.uuid, a.activity_type,
-                                                         a.duration_s, a.distance_m, a.energy_kcal, a.value_min,
-                                                         a.value_max)) AS samples
-           FROM acted a
-           WHERE a.action = 'insert'
-             AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = a.day AND r.type = a.type AND r.source = a.source)
-           GROUP BY a.day, a.type, a.source) g),
-    (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
-    greatest(p_before.newest, (SELECT max(a.end_at) FROM acted a WHERE a.action = 'insert')),
-    coalesce(p_before.newest_may_fall, false) OR EXISTS (SELECT 1 FROM acted a WHERE a.action IN ('replace', 'revive'))
-  )::health_store.sample_changes
-$$;
-
-COMMENT ON FUNCTION health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.sample_origin) IS
-  'What writing a batch changed, from what its twins changed and each row''s action: keys to recompute (replaced and revived rows), samples only added per other key, spans of rule total, the latest end written, whether the newest end may have moved back.';
 
 -- What samples leaving or joining the held ones changed (rows removed, marked, unmarked or
 -- moved to another day; their day, series and span as they were): their keys are recomputed,
@@ -466,6 +520,8 @@ CREATE OR REPLACE FUNCTION health_store.store_samples(
 )
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
+-- Numbers compared as full_payload writes them (compact_payload, 10_rules.sql).
+SET extra_float_digits = 1
 AS $$
 DECLARE
   v_tz       text;
@@ -474,6 +530,14 @@ DECLARE
   v_rows     health_store.incoming_sample[];
   v_written  record;
 BEGIN
+  -- Until the samples have statistics (autovacuum analyzes a new table within a minute or so),
+  -- every statement of the batch is planned for it, with the tables as they are now: a plan
+  -- cached while they were nearly empty took any index for a primary-key probe and read every
+  -- sample of the person for each one once they were thousands (3 to 7 s a batch, measured).
+  -- After that, cached plans are right and cost nothing to make again.
+  IF (SELECT c.reltuples < 0 FROM pg_class c WHERE c.oid = 'health_store.sample_rows'::regclass) THEN
+    PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
+  END IF;
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
   -- Twins are looked for only where they can be: a few index probes for a person who never
   -- used another way in, four aggregates for an import by one who never pushed.
@@ -547,9 +611,13 @@ BEGIN
   RETURNING delivery_id INTO v_delivery;
   UPDATE health_store.persons SET last_delivery_id = v_delivery WHERE person = p_person;
 
-  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw)
-  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw'
-  FROM jsonb_array_elements(p_quarantine) AS q;
+  -- An export's record is quarantined once per person however often it is read (its
+  -- attributes' hash); a pushed sample once per delivery that carried it.
+  INSERT INTO health_store.quarantine (person, delivery_id, position, reason, raw, raw_sha256)
+  SELECT p_person, v_delivery, (q->>'position')::integer, q->>'reason', q->>'raw',
+         CASE WHEN p_origin = 'export' THEN sha256(convert_to(q->>'raw', 'UTF8')) END
+  FROM jsonb_array_elements(p_quarantine) AS q
+  ON CONFLICT (person, raw_sha256) WHERE raw_sha256 IS NOT NULL DO NOTHING;
   RETURN v_delivery;
 END
 $$;
@@ -619,8 +687,8 @@ REVOKE EXECUTE ON FUNCTION
   health_store.may_hold_twins(text, health_store.sample_origin),
   health_store.changes_plus(health_store.sample_changes, health_store.sample_changes),
   health_store.add_series(text, health_store.incoming_sample[]),
+  health_store.write_twins(text, health_store.incoming_sample[], health_store.sample_origin),
   health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid),
-  health_store.sample_changes_of(health_store.sample_changes, health_store.incoming_sample[], health_store.sample_origin),
   health_store.changes_of_rows(text, date[], integer[], timestamptz[], timestamptz[]),
   health_store.apply_sample_changes(text, health_store.sample_changes, boolean),
   health_store.note_newest_end(text),

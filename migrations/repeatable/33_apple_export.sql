@@ -1,6 +1,6 @@
--- The write path of the Health app's export: the twins rule, routes and activity summaries.
--- Records themselves are stored by store_batch (30_store_batch.sql) with origin export, like
--- any batch.
+-- The write path of the Health app's export (docs/apple-export.md): the twins rule, routes and
+-- activity summaries. Records themselves are stored by store_batch (30_store_batch.sql) with
+-- origin export, like any batch.
 --
 -- Twins. An imported record and a sample pushed by healthd or a Stridee body can be the same
 -- reading: the export has no uuid of Apple's, so the record got a name-based one and the two
@@ -25,6 +25,10 @@
 -- and apply_sample_changes redoes their coverings and rollups. Both are cheap for a person who
 -- never had the other kind: nothing is looked for.
 --
+-- Names. Either way, a twin tells what the export calls the pushed sample's source: the
+-- export's sourceName ("Anna's Apple Watch") for healthd's bundle identifier
+-- (com.apple.health.14452A08-…). note_source_names keeps it (health.sources shows it).
+--
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
 -- The earliest instant a person's pushed samples can start: the earliest window of their
@@ -44,6 +48,28 @@ $$;
 
 COMMENT ON FUNCTION health_store.pushed_from(text) IS
   'The earliest start a person''s pushed samples can have (their healthd batches'' and Health Auto Export bodies'' earliest windowStart, their earliest Stridee workout); NULL when they never pushed anything.';
+
+-- The names an export's records give the sources of their pushed twins: each pushed source
+-- with the export's name for it, kept as learned (named_by export) unless the same name; a
+-- name the person set stays what is shown. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.note_source_names(p_person text, p_sources text[], p_names text[]) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  INSERT INTO health_store.source_names AS n (person, source, named_by, name)
+  SELECT DISTINCT ON (u.source) p_person, u.source, 'export', u.name
+  FROM unnest(p_sources, p_names) AS u(source, name)
+  WHERE u.source <> u.name AND u.name <> ''
+  -- One name per source and call, the same whatever order the records came in.
+  ORDER BY u.source, u.name COLLATE "C"
+  ON CONFLICT ON CONSTRAINT source_names_pkey DO UPDATE SET name = excluded.name
+  WHERE n.name IS DISTINCT FROM excluded.name;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.note_source_names(text, text[], text[]) IS
+  'Keeps, for each pushed source, the name an export''s twin record gives it (named_by export). Called by write_samples under the person lock.';
 
 -- Brings back the given pushed samples of a person where they are marked deleted: an imported
 -- record of the export being imported is a twin of each (write_samples), so Health holds them
@@ -194,6 +220,7 @@ COMMENT ON FUNCTION health_store.store_activity_summaries(text, jsonb, timestamp
   'Upserts a person''s activity summaries on (person, day) from [{day, active_energy_kcal, active_energy_goal_kcal, exercise_min, exercise_goal_min, stand_hours, stand_goal_hours, summary}]; returns how many were given.';
 
 REVOKE EXECUTE ON FUNCTION
+  health_store.note_source_names(text, text[], text[]),
   health_store.pushed_from(text),
   health_store.revive_pushed_twins(text, uuid[]),
   health_store.drop_lower_twins(text, health_store.incoming_sample[]),

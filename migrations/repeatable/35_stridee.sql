@@ -1,4 +1,4 @@
--- The write path of the Stridee formats (CONTRACT.md §4): a healthkit.v1 workout body with its
+-- The write path of the Stridee formats (docs/stridee.md): a healthkit.v1 workout body with its
 -- streams and route, a healthkit.wellness.v1 batch, and the connection they need. Each runs in
 -- the caller's transaction under the person lock; the receiver answers 2xx only after COMMIT.
 --
@@ -200,7 +200,9 @@ BEGIN
     'start', p_header->>'startDate',
     'end', p_header->>'endDate',
     'activityType', (p_header->>'activityType')::integer,
-    'activityName', lower(p_header->>'serverType'),
+    -- Lower-cased in the C collation: ASCII only, whatever the database's (an ICU tr-TR
+    -- lowers I to a dotless ı).
+    'activityName', lower(p_header->>'serverType' COLLATE "C"),
     'durationSeconds', (p_header->>'duration')::double precision,
     'stridee', p_header)
     || jsonb_strip_nulls(jsonb_build_object(

@@ -1,4 +1,4 @@
--- The public views of schema health (CONTRACT.md §2): exact columns, in order, each
+-- The public views of schema health (docs/views.md): exact columns, in order, each
 -- commented, granted to health_reader.
 --
 -- Per-day views read the rollups (20–25_rollup_*.sql), so they cost work proportional to the
@@ -8,7 +8,8 @@
 -- person's time zone joined from health_store.settings by the view itself (no function reads a
 -- table for a view: docs/scaling.md).
 --
--- A view may gain columns at its end; never rename, retype or drop one (CONTRACT.md).
+-- A view may gain columns at its end; never rename, retype or drop one (users' queries rely on
+-- them; ViewsSurfaceTests pins every column).
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
@@ -82,10 +83,11 @@ SELECT r.person, r.day, r.type, r.metric, r.unit, r.source, r.total::double prec
        health_store.is_partial_in(r.day, st.time_zone) AS is_partial
 FROM health_store.rollup_source r
 LEFT JOIN health_store.settings st ON st.person = r.person
-WHERE r.per_source_winner;
+-- A night with no minute asleep from any source has no ranking, so no row (calc_day_type).
+WHERE r.per_source_winner AND r.rank IS NOT NULL;
 
 COMMENT ON VIEW health.daily_source_totals IS
-  'Each source''s own day total for the per-source types (rules total and sleep), ranked: one row per person, local day, type and source. The winner (rank 1) is the day''s value in daily_totals; never add sources up.';
+  'Each source''s own day total for the per-source types (rules total and sleep), ranked: one row per person, local day, type and source. The winner (rank 1) is the day''s value in daily_totals; never add sources up. A night with no minute asleep from any source (time in bed only) has no sleep row.';
 COMMENT ON COLUMN health.daily_source_totals.person IS 'Whose data.';
 COMMENT ON COLUMN health.daily_source_totals.day IS 'Local date in the person''s time zone (written offsets when none is set); sleep counts on the day of waking.';
 COMMENT ON COLUMN health.daily_source_totals.type IS 'Apple type identifier (a health.catalog type of rule total or sleep).';
@@ -105,10 +107,11 @@ SELECT d.person, d.day, d.type, d.metric, d.unit, d.value, d.source, d.alternati
        health_store.is_partial_in(d.day, st.time_zone) AS is_partial
 FROM health_store.rollup_day_type d
 LEFT JOIN health_store.settings st ON st.person = d.person
-WHERE d.per_source_winner;
+-- A night with no minute asleep from any source has no day value, so no row (calc_day_type).
+WHERE d.per_source_winner AND d.ranked_sources IS NOT NULL;
 
 COMMENT ON VIEW health.daily_totals IS
-  'The day value of each per-source type (rules total and sleep): one source''s total, the winner, never a sum across sources; one row per person, local day and type with data.';
+  'The day value of each per-source type (rules total and sleep): one source''s total, the winner, never a sum across sources; one row per person, local day and type with data. A night with no minute asleep from any source (time in bed only) has no sleep row: it is not a night of 0 minutes asleep.';
 COMMENT ON COLUMN health.daily_totals.person IS 'Whose data.';
 COMMENT ON COLUMN health.daily_totals.day IS 'Local date in the person''s time zone (written offsets when none is set); sleep counts on the day of waking.';
 COMMENT ON COLUMN health.daily_totals.type IS 'Apple type identifier (a health.catalog type of rule total or sleep).';
@@ -130,11 +133,11 @@ LEFT JOIN health_store.settings st ON st.person = d.person
 WHERE d.rule = 'sleep';
 
 COMMENT ON VIEW health.daily_sleep IS
-  'Sleep per night, counted on the local day of waking (the day a sample ends): one row per person and day with sleep. Every minute column is the winning source''s.';
+  'Sleep per night, counted on the local day of waking (the day a sample ends): one row per person and day with sleep samples. Every minute column is the winning source''s. A night with only time in bed (an iPhone alone records no sleep) is listed with asleep_min NULL and the time in bed measured.';
 COMMENT ON COLUMN health.daily_sleep.person IS 'Whose data.';
 COMMENT ON COLUMN health.daily_sleep.day IS 'Local date of waking: the date of the samples'' end in the person''s time zone (written offsets when none is set).';
-COMMENT ON COLUMN health.daily_sleep.source IS 'The winning source: the most minutes asleep (ties: first in byte order), unless a fixed priority is set.';
-COMMENT ON COLUMN health.daily_sleep.asleep_min IS 'Minutes asleep: core + deep + REM + unspecified (values 1, 3, 4, 5); in bed and awake are not sleep.';
+COMMENT ON COLUMN health.daily_sleep.source IS 'The winning source: the most minutes asleep (ties: first in byte order), unless a fixed priority is set; a source with no minute asleep never wins over one with some. On a night with no minute asleep from any source, the source with the most time in bed.';
+COMMENT ON COLUMN health.daily_sleep.asleep_min IS 'Minutes asleep: core + deep + REM + unspecified (values 1, 3, 4, 5); in bed and awake are not sleep. NULL on a night no source recorded a minute asleep (not 0: leave it out of averages).';
 COMMENT ON COLUMN health.daily_sleep.core_min IS 'Minutes in core sleep (value 3, asleepCore).';
 COMMENT ON COLUMN health.daily_sleep.deep_min IS 'Minutes in deep sleep (value 4, asleepDeep).';
 COMMENT ON COLUMN health.daily_sleep.rem_min IS 'Minutes in REM sleep (value 5, asleepREM).';
@@ -142,7 +145,7 @@ COMMENT ON COLUMN health.daily_sleep.unspecified_min IS 'Minutes asleep with no 
 COMMENT ON COLUMN health.daily_sleep.awake_min IS 'Minutes awake (value 2); not sleep.';
 COMMENT ON COLUMN health.daily_sleep.in_bed_min IS 'Minutes in bed (value 0); not sleep.';
 COMMENT ON COLUMN health.daily_sleep.unknown_min IS 'Minutes of values with no known stage (outside 0–5, sent without a name); counted nowhere else.';
-COMMENT ON COLUMN health.daily_sleep.alternatives IS 'JSON object {source: minutes asleep} of the other sources that night; {} when there are none.';
+COMMENT ON COLUMN health.daily_sleep.alternatives IS 'JSON object {source: minutes asleep} of the other sources that night; {} when there are none, and on a night with no minute asleep.';
 COMMENT ON COLUMN health.daily_sleep.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
 
 ---------------------------------------------------------------------------------------------
@@ -217,19 +220,18 @@ SELECT w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type,
        coalesce(sw.heart_rate_mean, hr.mean) AS heart_rate_mean, coalesce(sw.heart_rate_max, hr.high) AS heart_rate_max,
        r.points AS route_points, r.distance_m AS route_distance_m, r.elevation_gain_m
 FROM health_store.workout_samples w
--- Each workout's overlapping ones: a self-join bounded by the person's longest workout (an
--- index range, not every earlier workout), grouped by person so that a filter on the person
--- reaches it (on Citus: one shard).
-LEFT JOIN (
-  SELECT a.person, a.uuid, array_agg(b.uuid ORDER BY b.start_at, b.uuid) AS uuids
-  FROM health_store.workout_samples a
-  JOIN (SELECT x.person, max(x.end_at - x.start_at) AS longest
-        FROM health_store.workout_samples x GROUP BY x.person) m ON m.person = a.person
-  JOIN health_store.workout_samples b
-    ON b.person = a.person AND b.uuid <> a.uuid
-   AND b.start_at < a.end_at AND b.start_at >= a.start_at - m.longest AND b.end_at > a.start_at
-  GROUP BY a.person, a.uuid
-) o ON o.person = w.person AND o.uuid = w.uuid
+-- The person's longest workout bounds the search for overlapping ones (grouped by person, so
+-- that a filter on the person reaches it; on Citus: one shard).
+JOIN (SELECT x.person, max(x.end_at - x.start_at) AS longest
+      FROM health_store.workout_samples x GROUP BY x.person) m ON m.person = w.person
+-- Each workout's overlapping ones, for the rows asked only (a filter on day reaches w first):
+-- an index range from its start minus the longest workout, not every earlier workout.
+LEFT JOIN LATERAL (
+  SELECT array_agg(b.uuid ORDER BY b.start_at, b.uuid) AS uuids
+  FROM health_store.workout_samples b
+  WHERE b.person = w.person AND b.uuid <> w.uuid
+    AND b.start_at < w.end_at AND b.start_at >= w.start_at - m.longest AND b.end_at > w.start_at
+) o ON true
 -- What a Stridee body adds to the workout (whoever sent it first), and its route.
 LEFT JOIN health_store.stridee_workouts sw ON sw.person = w.person AND sw.uuid = w.uuid
 LEFT JOIN health_store.workout_routes r ON r.person = w.person AND r.uuid = w.uuid
@@ -313,7 +315,7 @@ COMMENT ON COLUMN health.daily_summary.active_energy_kcal IS 'Active energy in k
 COMMENT ON COLUMN health.daily_summary.basal_energy_kcal IS 'Basal energy in kilocalories: the winning source''s total.';
 COMMENT ON COLUMN health.daily_summary.exercise_min IS 'Exercise minutes: the winning source''s total.';
 COMMENT ON COLUMN health.daily_summary.stand_min IS 'Stand minutes: the winning source''s total.';
-COMMENT ON COLUMN health.daily_summary.sleep_min IS 'Minutes asleep for the night ending this day: the winning source''s (stages 1, 3, 4, 5).';
+COMMENT ON COLUMN health.daily_summary.sleep_min IS 'Minutes asleep for the night ending this day: the winning source''s (stages 1, 3, 4, 5); NULL when no source recorded a minute asleep (a night with only time in bed is not 0).';
 COMMENT ON COLUMN health.daily_summary.heart_rate_min IS 'Lowest heart rate reading, beats per minute (count/min), any source.';
 COMMENT ON COLUMN health.daily_summary.heart_rate_mean IS 'Mean heart rate, beats per minute, across sources.';
 COMMENT ON COLUMN health.daily_summary.heart_rate_max IS 'Highest heart rate reading, beats per minute, any source.';
@@ -494,13 +496,13 @@ COMMENT ON COLUMN health.quarantine.received_at IS 'When the batch carrying the 
 COMMENT ON COLUMN health.quarantine.export_id IS 'exportId of that batch''s run.';
 COMMENT ON COLUMN health.quarantine.batch_sequence IS 'batchSequence of that batch.';
 COMMENT ON COLUMN health.quarantine.position IS 'Position of the sample in the batch.';
-COMMENT ON COLUMN health.quarantine.reason IS 'Why the sample was not stored (the key missing or mistyped).';
-COMMENT ON COLUMN health.quarantine.raw IS 'The sample exactly as sent (JSON object text, or the CSV row).';
+COMMENT ON COLUMN health.quarantine.reason IS 'Why the sample was not stored (a key missing or mistyped, a text over 1,024 bytes, an implausible value or date); for a record of the Health app''s export, led by its line in export.xml (line 5120: Record startDate …).';
+COMMENT ON COLUMN health.quarantine.raw IS 'The sample exactly as sent (JSON object text, or the CSV row); for a record or workout of the Health app''s export, its attributes as a JSON object (quarantined once, however often the export is imported).';
 
 ---------------------------------------------------------------------------------------------
 -- health.unknown_types
 CREATE OR REPLACE VIEW health.unknown_types AS
-SELECT d.person, d.type, min(d.kind) AS kind, sum(d.samples)::bigint AS samples,
+SELECT d.person, d.type, min(d.kind COLLATE "C") COLLATE "default" AS kind, sum(d.samples)::bigint AS samples,
        min(d.first_start_at) AS first_start_at, max(d.last_start_at) AS last_start_at
 FROM health_store.rollup_day_type d
 WHERE d.rule IS NULL

@@ -1,4 +1,4 @@
--- The public views of the Stridee formats and of workout routes (CONTRACT.md §4): exact
+-- The public views of the Stridee formats and of workout routes (docs/stridee.md): exact
 -- columns, in order, each commented, granted to health_reader. health.workouts (with the
 -- columns these formats add) is in 40_public_views.sql.
 --

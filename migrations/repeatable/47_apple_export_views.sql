@@ -1,4 +1,4 @@
--- The public view of the Health app's export (CONTRACT.md §5): exact columns, in order, each
+-- The public view of the Health app's export (docs/apple-export.md): exact columns, in order, each
 -- commented, granted to health_reader. Imported records, workouts and routes appear in the
 -- views every sample appears in (40_public_views.sql, 45_stridee_views.sql).
 --

@@ -21,7 +21,8 @@ BEGIN
     RAISE EXCEPTION 'set_time_zone: person must not be NULL' USING ERRCODE = 'null_value_not_allowed';
   END IF;
   IF v_tz IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pg_timezone_names z WHERE z.name = v_tz) THEN
-    SELECT z.name INTO v_near FROM pg_timezone_names z WHERE lower(z.name) = lower(v_tz) ORDER BY z.name LIMIT 1;
+    SELECT z.name INTO v_near FROM pg_timezone_names z
+    WHERE lower(z.name COLLATE "C") = lower(v_tz COLLATE "C") ORDER BY z.name COLLATE "C" LIMIT 1;
     RAISE EXCEPTION 'unknown time zone "%"', v_tz
       USING ERRCODE = 'invalid_parameter_value',
             DETAIL = 'A time zone must be an IANA name listed in pg_timezone_names, such as Europe/Berlin.',

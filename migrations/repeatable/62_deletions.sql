@@ -1,4 +1,4 @@
--- Deletions (CONTRACT.md §6): your copy follows Health. The Health app's export is the whole of
+-- Deletions (docs/apple-export.md, "Deletions"): your copy follows Health. The Health app's export is the whole of
 -- Health at the moment it was made (its ExportDate). `import-apple-health PATH --reconcile`
 -- stages the export's records (stage_export_records, while the file is read), imports it, and
 -- then marks as deleted every sample of the person — whatever way it came in — that starts
@@ -10,9 +10,12 @@
 -- leave it out. Receiving the same uuid again (store_samples), or a later export holding its
 -- twin (drop_pushed_twins), is proof it exists again: the mark goes.
 --
--- Safety: a reconciliation is refused, nothing marked, when a type would lose more than 20 % of
--- the samples the person held before the ExportDate when the command started (unless forced),
--- or when the export is older than the last one reconciled for the person.
+-- Safety: a reconciliation is refused, nothing marked, when a type would have lost more than
+-- 20 % of the samples the person held before the ExportDate when the command started — counting
+-- what the reconciliations since the last one that marked nothing (or was forced) marked, so
+-- exports each missing a little more are refused once together they miss a fifth — unless
+-- forced; and when the export is older than the last one reconciled for the person, unless
+-- forced (so a wrong ExportDate can be undone).
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
@@ -87,11 +90,58 @@ $$;
 COMMENT ON FUNCTION health_store.reconcile_candidates(text, uuid, timestamptz, timestamptz) IS
   'The samples of a person a reconciliation would mark deleted: held when the command started, starting before the ExportDate, of a type the staged export carries, with no twin among its records.';
 
+-- The 20 % rule: refuses (HWR01) when a type this reconciliation marks (p_marked) would have
+-- lost more than 20 % of what the person held before the ExportDate, counting with its marks
+-- those the person's reconciliations made since the last one that marked nothing or was forced.
+-- Held: samples first received before the command started, starting before the ExportDate, not
+-- marked or marked since then.
+CREATE OR REPLACE FUNCTION health_store.refuse_large_losses(p_person text, p_marked health_store.marked_sample[],
+                                                            p_export_date timestamptz, p_started_at timestamptz)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_since   timestamptz;
+  v_types   text[];
+  v_held    bigint[];
+  v_earlier bigint[];
+  v_worst   record;
+BEGIN
+  SELECT max(r.reconciled_at) INTO v_since
+  FROM health_store.reconciliations r WHERE r.person = p_person AND (r.deleted = 0 OR r.forced);
+  -- What each type held, and how much of it was marked since then, by one grouped statement on
+  -- the person's samples (Citus: no lateral join over a distributed table); compared with this
+  -- reconciliation's marks in memory. A mark's deleted_at is its reconciliation's reconciled_at.
+  SELECT array_agg(h.type), array_agg(h.held), array_agg(h.earlier) INTO v_types, v_held, v_earlier
+  FROM (SELECT s.type, count(*) AS held, count(s.deleted_at) AS earlier
+        FROM health_store.samples s
+        WHERE s.person = p_person AND s.start_at < p_export_date AND s.first_received_at < p_started_at
+          AND (s.deleted_at IS NULL OR s.deleted_at > coalesce(v_since, '-infinity'))
+        GROUP BY s.type) h;
+  SELECT m.type, m.n, h.earlier, h.held INTO v_worst
+  FROM (SELECT k.type, count(*) AS n FROM unnest(p_marked) k GROUP BY k.type) m
+  JOIN unnest(v_types, v_held, v_earlier) AS h(type, held, earlier) ON h.type = m.type
+  WHERE m.n + h.earlier > 0.2 * h.held
+  ORDER BY (m.n + h.earlier)::numeric / h.held DESC, m.type COLLATE "C"
+  LIMIT 1;
+  IF FOUND THEN
+    RAISE EXCEPTION 'reconciling would mark % samples of % deleted: with the % marked since the last reconciliation that marked nothing, % of the % held before the export''s date (more than 20 %%): refused, nothing marked',
+                    v_worst.n, v_worst.type, v_worst.earlier, v_worst.n + v_worst.earlier, v_worst.held
+      USING ERRCODE = 'HWR01',
+            HINT = 'Is this the export of the same person''s phone? Run with --dry-run to see what would be marked, and --force to mark it anyway.';
+  END IF;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refuse_large_losses(text, health_store.marked_sample[], timestamptz, timestamptz) IS
+  'The 20 % rule of reconciling: refuses (HWR01) marks after which a type would have lost over a fifth of what was held before the ExportDate, counting the marks since the last reconciliation that marked nothing or was forced.';
+
 -- Reconciles a person with the export staged under p_run: refuses (nothing marked) an export
--- older than the last one reconciled, or one that would take more than 20 % of a type's
--- samples held before its ExportDate unless p_force; with p_apply marks the candidates (keeping
--- the coalescing rule and the rollups right), records the reconciliation and discards the
--- staged records. Answers what is (or would be) marked, per type and month of its day.
+-- older than the last one reconciled, and one that breaks the 20 % rule (refuse_large_losses),
+-- unless p_force; with p_apply marks the candidates (keeping the coalescing rule and the rollups
+-- right), records the reconciliation and discards the staged records. Answers what is (or would
+-- be) marked, per type and month of its day.
 CREATE OR REPLACE FUNCTION health_store.reconcile_export(p_person text, p_run uuid, p_export_date timestamptz, p_path text,
                                                          p_started_at timestamptz, p_force boolean, p_apply boolean,
                                                          p_at timestamptz)
@@ -103,16 +153,16 @@ AS $$
 DECLARE
   v_last    timestamptz;
   v_marked  health_store.marked_sample[];
-  v_types   text[];
-  v_held    bigint[];
-  v_worst   record;
 BEGIN
   PERFORM health_store.lock_person(p_person);
-  SELECT max(r.export_date) INTO v_last FROM health_store.reconciliations r WHERE r.person = p_person;
-  IF v_last > p_export_date THEN
+  -- The last one reconciled, by when it was: after a forced one, a wrong date before it is gone.
+  SELECT r.export_date INTO v_last
+  FROM health_store.reconciliations r WHERE r.person = p_person ORDER BY r.reconciled_at DESC LIMIT 1;
+  IF v_last > p_export_date AND NOT p_force THEN
     RAISE EXCEPTION 'this export (ExportDate %) is older than the last one reconciled for % (ExportDate %)',
                     p_export_date, p_person, v_last
-      USING ERRCODE = 'HWR02', HINT = 'Export again from the Health app and reconcile with the newer export.';
+      USING ERRCODE = 'HWR02',
+            HINT = 'Export again from the Health app and reconcile with the newer export; if the last one''s date was wrong, pass --force to reconcile with this one.';
   END IF;
 
   -- The staged records arrived in this command: without statistics the planner takes the
@@ -121,33 +171,14 @@ BEGIN
   ANALYZE health_store.export_records;
   v_marked := ARRAY(SELECT ROW(c.uuid, c.type, c.day)::health_store.marked_sample
                     FROM health_store.reconcile_candidates(p_person, p_run, p_export_date, p_started_at) c);
-
   IF NOT p_force THEN
-    -- What each type held, by one grouped statement on the person's samples (Citus: no lateral
-    -- join over a distributed table), then compared with the marks in memory.
-    SELECT array_agg(h.type), array_agg(h.n) INTO v_types, v_held
-    FROM (SELECT s.type, count(*) AS n FROM health_store.live_samples s
-          WHERE s.person = p_person AND s.start_at < p_export_date
-            AND s.first_received_at < p_started_at
-          GROUP BY s.type) h;
-    SELECT m.type, m.n, h.n AS held INTO v_worst
-    FROM (SELECT k.type, count(*) AS n FROM unnest(v_marked) k GROUP BY k.type) m
-    JOIN unnest(v_types, v_held) AS h(type, n) ON h.type = m.type
-    WHERE m.n > 0.2 * h.n
-    ORDER BY m.n::numeric / h.n DESC, m.type
-    LIMIT 1;
-    IF FOUND THEN
-      RAISE EXCEPTION 'reconciling would mark % of the % samples of % held before the export''s date deleted (more than 20 %%): refused, nothing marked',
-                      v_worst.n, v_worst.held, v_worst.type
-        USING ERRCODE = 'HWR01',
-              HINT = 'Is this the export of the same person''s phone? Run with --dry-run to see what would be marked, and --force to mark it anyway.';
-    END IF;
+    PERFORM health_store.refuse_large_losses(p_person, v_marked, p_export_date, p_started_at);
   END IF;
 
   IF p_apply THEN
     PERFORM health_store.mark_deleted(p_person, ARRAY(SELECT k.uuid FROM unnest(v_marked) k), p_export_date, p_at);
-    INSERT INTO health_store.reconciliations (person, export_date, reconciled_at, path, deleted)
-    VALUES (p_person, p_export_date, p_at, p_path, coalesce(cardinality(v_marked), 0));
+    INSERT INTO health_store.reconciliations (person, export_date, reconciled_at, path, deleted, forced)
+    VALUES (p_person, p_export_date, p_at, p_path, coalesce(cardinality(v_marked), 0), p_force);
     PERFORM health_store.discard_export_records(p_person, p_run);
   END IF;
 
@@ -155,12 +186,12 @@ BEGIN
   SELECT k.type, date_trunc('month', k.day)::date, count(*)
   FROM unnest(v_marked) k
   GROUP BY 1, 2
-  ORDER BY 1, 2;
+  ORDER BY k.type COLLATE "C", 2;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.reconcile_export(text, uuid, timestamptz, text, timestamptz, boolean, boolean, timestamptz) IS
-  'Reconciles a person with a staged export: refuses an older export or a loss of over 20 % of a type (unless forced); with p_apply marks what no record matches deleted and records it. Answers the marks per type and month.';
+  'Reconciles a person with a staged export: refuses an export older than the last one reconciled or a loss of over 20 % of a type (unless forced); with p_apply marks what no record matches deleted and records it. Answers the marks per type and month.';
 
 -- Marks the given samples of a person deleted by the export of p_export_date — or, with
 -- p_export_date NULL, clears their marks (an imported record proved them, revive_pushed_twins)
@@ -218,6 +249,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.stage_export_records(text, uuid, jsonb),
   health_store.discard_export_records(text, uuid),
   health_store.reconcile_candidates(text, uuid, timestamptz, timestamptz),
+  health_store.refuse_large_losses(text, health_store.marked_sample[], timestamptz, timestamptz),
   health_store.reconcile_export(text, uuid, timestamptz, text, timestamptz, boolean, boolean, timestamptz),
   health_store.set_deleted(text, uuid[], timestamptz, timestamptz),
   health_store.mark_deleted(text, uuid[], timestamptz, timestamptz)

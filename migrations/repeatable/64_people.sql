@@ -1,4 +1,4 @@
--- People (CONTRACT.md §6): who is held, a person's rows deleted whole, settings read out and
+-- People (docs/people.md): who is held, a person's rows deleted whole, settings read out and
 -- restored for `person export` / `person import`, and the receiver's credential re-checked
 -- under the person lock so a delete racing a batch is never half done.
 --
@@ -14,7 +14,7 @@ VALUES
   ('deferred_rollups', 11), ('migration_tasks', 12), ('ingested_files', 13),
   ('workout_streams', 14), ('workout_routes', 15), ('stridee_workouts', 16), ('wellness_items', 17),
   ('activity_summaries', 18), ('reconciliations', 19), ('export_records', 20), ('connections', 21),
-  ('source_priorities', 22), ('settings', 23), ('tokens', 24), ('hae_records', 25), ('persons', 26);
+  ('source_priorities', 22), ('source_names', 23), ('settings', 24), ('tokens', 25), ('hae_records', 26), ('persons', 27);
 
 COMMENT ON VIEW health_store.person_tables IS
   'Every health_store table with a person column, in delete order (children first): the one list person delete uses.';
@@ -179,6 +179,9 @@ BEGIN
     'stale_after_s', (SELECT extract(epoch FROM s.stale_after) FROM health_store.settings s WHERE s.person = p_person),
     'source_priorities', coalesce((SELECT jsonb_object_agg(p.type, to_jsonb(p.sources))
                                    FROM health_store.source_priorities p WHERE p.person = p_person), '{}'::jsonb),
+    'source_names', coalesce((SELECT jsonb_agg(jsonb_build_object('source', n.source, 'named_by', n.named_by, 'name', n.name)
+                                               ORDER BY n.source COLLATE "C", n.named_by)
+                              FROM health_store.source_names n WHERE n.person = p_person), '[]'::jsonb),
     'connection', (SELECT jsonb_build_object('status', c.status, 'connected_at', c.connected_at,
                                              'disconnected_at', c.disconnected_at, 'updated_at', c.updated_at)
                    FROM health_store.connections c WHERE c.person = p_person));
@@ -186,7 +189,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.person_settings(text) IS
-  'A person''s settings as JSON: time_zone, stale_after_s, source_priorities {type: [sources]}, connection (null when never made).';
+  'A person''s settings as JSON: time_zone, stale_after_s, source_priorities {type: [sources]}, source_names [{source, named_by, name}], connection (null when never made).';
 
 -- Writes back what health_store.person_settings gave, under the person lock: settings and
 -- source priorities before the samples (days are then right as they are stored), and the
@@ -207,6 +210,10 @@ BEGIN
   SELECT p_person, e.key, ARRAY(SELECT jsonb_array_elements_text(e.value))
   FROM jsonb_each(coalesce(p_settings->'source_priorities', '{}'::jsonb)) AS e
   ON CONFLICT ON CONSTRAINT source_priorities_pkey DO UPDATE SET sources = excluded.sources;
+  INSERT INTO health_store.source_names AS n (person, source, named_by, name)
+  SELECT p_person, x.source, x.named_by, x.name
+  FROM jsonb_to_recordset(coalesce(p_settings->'source_names', '[]'::jsonb)) AS x(source text, named_by text, name text)
+  ON CONFLICT ON CONSTRAINT source_names_pkey DO UPDATE SET name = excluded.name;
   IF jsonb_typeof(p_settings->'connection') = 'object' THEN
     INSERT INTO health_store.connections AS c (person, status, connected_at, disconnected_at, updated_at)
     SELECT p_person, x.status, x.connected_at, x.disconnected_at, x.updated_at
@@ -219,7 +226,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.restore_settings(text, jsonb) IS
-  'Writes back a person''s settings as health_store.person_settings gives them (time zone, stale_after, source priorities, connection), under the person lock.';
+  'Writes back a person''s settings as health_store.person_settings gives them (time zone, stale_after, source priorities, source names, connection), under the person lock.';
 
 -- Writes back a route the Health app's export brought, as `person export` read it (the stored
 -- row without its person), under the person lock; a route already held for the workout stays.
@@ -294,7 +301,9 @@ BEGIN
     PERFORM health_store.mark_deleted(p_person, v_group.uuids, v_group.deleted_by_export, v_group.deleted_at);
   END LOOP;
   INSERT INTO health_store.reconciliations
-  SELECT (jsonb_populate_record(NULL::health_store.reconciliations, r.value || jsonb_build_object('person', p_person))).*
+  -- An export written before reconciliations were marked forced has no such key: not forced.
+  SELECT (jsonb_populate_record(NULL::health_store.reconciliations,
+                                jsonb_build_object('forced', false) || r.value || jsonb_build_object('person', p_person))).*
   FROM jsonb_array_elements(coalesce(p_deletions->'reconciliations', '[]'::jsonb)) AS r
   ON CONFLICT DO NOTHING;
 END
@@ -335,10 +344,18 @@ RETURN to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"');
 COMMENT ON FUNCTION health_store.micro_stamp(timestamptz) IS
   'An instant as ISO 8601 UTC with microseconds (2026-08-21T08:25:30.250000Z): exact to a stored timestamptz.';
 
--- A stream kind's name in a healthkit.v1 body: heart_rate → heartRate.
+-- A stream kind's name in a healthkit.v1 body: heart_rate → heartRate. The letter after each
+-- underscore is raised by translate over ASCII alone, never by upper() or initcap(), whose idea
+-- of a letter and of a word follows the database's collation (under an ICU one initcap reads
+-- heart_rate as one word).
 CREATE OR REPLACE FUNCTION health_store.body_name(stream text) RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN lower(left(replace(initcap(stream), '_', ''), 1)) || substr(replace(initcap(stream), '_', ''), 2);
+BEGIN ATOMIC
+  SELECT string_agg(CASE WHEN w.n = 1 THEN w.part
+                         ELSE translate(left(w.part, 1), 'abcdefghijklmnopqrstuvwxyz', 'ABCDEFGHIJKLMNOPQRSTUVWXYZ')
+                              || substr(w.part, 2) END, '' ORDER BY w.n)
+  FROM unnest(string_to_array(stream, '_')) WITH ORDINALITY AS w(part, n);
+END;
 
 COMMENT ON FUNCTION health_store.body_name(text) IS
   'A stream kind''s member name in a healthkit.v1 body (heart_rate → heartRate).';

@@ -1,0 +1,51 @@
+-- The assistant's free query (the `sql` tool of `health-warehouse mcp --allow-sql`,
+-- docs/assistant.md): one read-only query over the views of schema health, run as
+-- health_reader in a way the query itself cannot undo.
+--
+-- Setting role health_reader is not enough on its own: SET ROLE is checked against the
+-- session's login, so a query run by the warehouse's owner (or a superuser) could call
+-- set_config('role', 'none', true) and read health_store. Inside a SECURITY DEFINER function
+-- PostgreSQL refuses to change role or session authorization at all, so the query runs
+-- here, in a function owned by health_reader: it can read exactly what health_reader reads.
+--
+-- Repeatable file (docs/architecture.md, "Schema layout").
+
+CREATE OR REPLACE FUNCTION health.query_as_reader(query text, max_rows integer)
+RETURNS SETOF json
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  -- A subquery in FROM takes one SELECT (or VALUES, TABLE) only: no second statement, no
+  -- data-modifying WITH; the line break ends a trailing `--` comment.
+  wrapped text := 'SELECT row_to_json(q) FROM (' || query || E'\n) q LIMIT ' || (max_rows + 1);
+  plan jsonb;
+  outside text;
+BEGIN
+  -- Unqualified names are the views'; the SET clause above restores the caller's path after.
+  PERFORM set_config('search_path', 'health, pg_catalog, pg_temp', true);
+  -- Every relation the plan scans must be a view of schema health or what such a view reads
+  -- (health_store, which health_reader may not name itself: EXPLAIN checks that first).
+  EXECUTE 'EXPLAIN (VERBOSE, FORMAT JSON) ' || wrapped INTO plan;
+  SELECT string_agg(DISTINCT (n ->> 'Schema') || '.' || (n ->> 'Relation Name'), ', ')
+    INTO outside
+    FROM jsonb_path_query(plan, 'strict $.** ? (exists (@."Relation Name"))') AS n
+   WHERE n ->> 'Schema' NOT IN ('health', 'health_store');
+  IF outside IS NOT NULL THEN
+    RAISE EXCEPTION 'the query reads %: only the views of schema health may be read', outside
+      USING ERRCODE = '42501';
+  END IF;
+  RETURN QUERY EXECUTE wrapped;
+END
+$$;
+
+COMMENT ON FUNCTION health.query_as_reader(text, integer) IS
+  'Runs one read-only query (a SELECT, VALUES or TABLE) over the views of schema health as health_reader, which the query cannot switch away from, and returns its rows as JSON objects, at most max_rows + 1 of them (one more than asked tells the caller there were more). A query reading a relation of another schema is refused. Call it inside a read-only transaction with a statement_timeout.';
+
+-- Owned by health_reader, so it runs as health_reader: giving it to that role needs CREATE on
+-- the schema for a moment (PostgreSQL checks the new owner may create there).
+GRANT CREATE ON SCHEMA health TO health_reader;
+ALTER FUNCTION health.query_as_reader(text, integer) OWNER TO health_reader;
+REVOKE CREATE ON SCHEMA health FROM health_reader;
+REVOKE ALL ON FUNCTION health.query_as_reader(text, integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION health.query_as_reader(text, integer) TO health_reader;
