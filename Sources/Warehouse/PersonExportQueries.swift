@@ -99,8 +99,9 @@ enum PersonExportQueries {
     /// Every statement `write` streams, with its parameters for `person` (the Citus test holds
     /// each to one task).
     static func statements(person: String) -> [(sql: String, parameters: [(any PostgresBindable)?])] {
-        [(sampleBodies, [person, PersonExporter.samplesPerBody]), (workoutBodies, [person]), (exportRoutes, [person]),
-         (wellnessBodies, [person, PersonExporter.itemsPerBody]), (activitySummaries, [person])]
+        [(sampleBodies, [person, PersonExporter.samplesPerBody, PersonExporter.storedBytesPerBody]), (workoutBodies, [person]),
+         (exportRoutes, [person]), (wellnessBodies, [person, PersonExporter.itemsPerBody, PersonExporter.storedBytesPerBody]),
+         (activitySummaries, [person])]
     }
 
     /// Writes every file but the settings and the manifest.

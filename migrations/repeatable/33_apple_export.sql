@@ -111,7 +111,6 @@ BEGIN
   IF v_old IS NULL THEN
     RETURN NULL;
   END IF;
-  PERFORM health_store.note_source_names(p_person, v_sources, v_names);
 
   WITH gone AS (
     DELETE FROM health_store.sample_rows s
