@@ -88,6 +88,24 @@ END;
 COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin) IS
   'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store and the object as sent.';
 
+-- What writing does with one incoming sample: insert a new uuid; replace a held one whose
+-- content differs, unless the held copy came from an origin that wins (origin_rank); revive a
+-- held one marked deleted and received again unchanged (62_deletions.sql); nothing for the same
+-- content again (a duplicate) or for a sample that is a held one of a way in that wins (matched).
+CREATE OR REPLACE FUNCTION health_store.sample_action(held boolean, changed boolean, old_deleted boolean,
+                                                      origin health_store.sample_origin,
+                                                      old_origin health_store.sample_origin, matched boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN matched THEN 'none'
+            WHEN NOT held THEN 'insert'
+            WHEN changed AND health_store.origin_rank(origin) >= health_store.origin_rank(old_origin) THEN 'replace'
+            WHEN old_deleted THEN 'revive'
+            ELSE 'none' END;
+
+COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health_store.sample_origin, health_store.sample_origin, boolean) IS
+  'What writing does with an incoming sample: insert, replace (a changed copy of an origin that does not lose), revive (a held one marked deleted, received again), or none (a duplicate, a matched record).';
+
 -- Each sample of a batch of one person as the write path writes it: its typed row, what is
 -- held under its uuid (whether it differs from what was sent), and its twins: held samples of
 -- another way in that are the same reading (health_store.is_twin; healthd and Stridee, which
@@ -220,24 +238,6 @@ $$;
 
 COMMENT ON FUNCTION health_store.add_series(text, health_store.incoming_sample[]) IS
   'Adds the series (type and source pairs) of a batch the person holds none of yet. Caller holds the person lock.';
-
--- What writing does with one incoming sample: insert a new uuid; replace a held one whose
--- content differs, unless the held copy came from an origin that wins (origin_rank); revive a
--- held one marked deleted and received again unchanged (62_deletions.sql); nothing for the same
--- content again (a duplicate) or for a sample that is a held one of a way in that wins (matched).
-CREATE OR REPLACE FUNCTION health_store.sample_action(held boolean, changed boolean, old_deleted boolean,
-                                                      origin health_store.sample_origin,
-                                                      old_origin health_store.sample_origin, matched boolean)
-RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN matched THEN 'none'
-            WHEN NOT held THEN 'insert'
-            WHEN changed AND health_store.origin_rank(origin) >= health_store.origin_rank(old_origin) THEN 'replace'
-            WHEN old_deleted THEN 'revive'
-            ELSE 'none' END;
-
-COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health_store.sample_origin, health_store.sample_origin, boolean) IS
-  'What writing does with an incoming sample: insert, replace (a changed copy of an origin that does not lose), revive (a held one marked deleted, received again), or none (a duplicate, a matched record).';
 
 -- The twins of a batch's rows (incoming_samples found them): a sample that is a held sample of
 -- a way in that wins (matches) is that sample (matched, and it brought back if it was marked
