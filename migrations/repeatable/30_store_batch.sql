@@ -256,6 +256,10 @@ DECLARE
   v_named  text[];
 BEGIN
   n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.matches IS NOT NULL);
+  -- Most batches have none (no other way in holds the person's samples): nothing more to do.
+  IF n_matched = 0 AND NOT EXISTS (SELECT 1 FROM unnest(p_rows) r WHERE r.twins IS NOT NULL) THEN
+    RETURN;
+  END IF;
   changes := health_store.changes_plus(
     health_store.revive_pushed_twins(p_person, ARRAY(SELECT DISTINCT m FROM unnest(p_rows) r, unnest(r.matches) m)),
     health_store.drop_lower_twins(p_person, ARRAY(SELECT r FROM unnest(p_rows) r WHERE r.matches IS NULL AND r.twins IS NOT NULL)));
@@ -522,6 +526,13 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 -- Numbers compared as full_payload writes them (compact_payload, 10_rules.sql).
 SET extra_float_digits = 1
+-- Each statement planned once per session (and again whenever ANALYZE changes the tables'
+-- statistics), for every function it calls too: the default kept planning the batch's reading
+-- (incoming_samples, inlined) and the rollups' reads anew for every batch, because a plan made
+-- for any batch looks dearer to the planner than one made for a given one — 4 ms of planning
+-- a batch for that reading alone, more than its execution for a batch of 200 samples
+-- (pg_stat_statements with track_planning; docs/benchmarks.md).
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
   v_tz       text;
