@@ -133,39 +133,40 @@ enum PersonExportQueries {
         var bodies = 0
         try stream(sampleBodies, [person, PersonExporter.samplesPerBody, PersonExporter.storedBytesPerBody], on: connection) { row in
             bodies += 1
-            let kind = row[0] == "export" ? "apple-export" : row[0] == "hae" ? "hae" : "healthd"
-            files.append(try writer.write(String(format: "\(kind)/%06d.json", bodies), kind: kind, items: try row.decode(1),
+            let kind: PersonFileKind = row[0] == "export" ? .appleExport : row[0] == "hae" ? .hae : .healthd
+            files.append(try writer.write(String(format: "\(kind.rawValue)/%06d.json", bodies), kind: kind, items: try row.decode(1),
                                           Array(try row.decode(2, as: String.self).utf8)))
         }
         try stream(workoutBodies, [person], on: connection) { row in
-            files.append(try writer.write("workouts/\(try row.decode(0, as: String.self)).json", kind: "workout", items: 1,
+            files.append(try writer.write("workouts/\(try row.decode(0, as: String.self)).json", kind: .workout, items: 1,
                                           Array(try row.decode(2, as: String.self).utf8), storedSHA256: row[1]))
         }
         try stream(storedRoutes, [person], on: connection) { row in
             let folder = row[2] == "hae" ? "hae" : "apple-export"
-            files.append(try writer.write("\(folder)/routes/\(try row.decode(0, as: String.self)).json", kind: "\(folder)-route",
+            files.append(try writer.write("\(folder)/routes/\(try row.decode(0, as: String.self)).json",
+                                          kind: row[2] == "hae" ? .haeRoute : .appleExportRoute,
                                           items: 1, Array(try row.decode(1, as: String.self).utf8)))
         }
         try stream(haeStreams, [person], on: connection) { row in
-            files.append(try writer.write("hae/streams/\(try row.decode(0, as: String.self)).json", kind: "hae-stream",
+            files.append(try writer.write("hae/streams/\(try row.decode(0, as: String.self)).json", kind: .haeStream,
                                           items: 1, Array(try row.decode(1, as: String.self).utf8)))
         }
         bodies = 0
         try stream(haeRecords, [person, PersonExporter.itemsPerBody], on: connection) { row in
             bodies += 1
-            files.append(try writer.write(String(format: "hae/records/%06d.json", bodies), kind: "hae-records", items: try row.decode(0),
+            files.append(try writer.write(String(format: "hae/records/%06d.json", bodies), kind: .haeRecords, items: try row.decode(0),
                                           Array(try row.decode(1, as: String.self).utf8)))
         }
         bodies = 0
         try stream(wellnessBodies, [person, PersonExporter.itemsPerBody, PersonExporter.storedBytesPerBody], on: connection) { row in
             bodies += 1
-            files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: "wellness", items: try row.decode(0),
+            files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: .wellness, items: try row.decode(0),
                                           Array(try row.decode(1, as: String.self).utf8)))
         }
         let deletions = try connection.query("SELECT health_store.person_deletions($1)::text", [person]).first!
-        files.append(try writer.write("deletions.json", kind: "deletions", items: 1, Array(try deletions.decode(0, as: String.self).utf8)))
+        files.append(try writer.write("deletions.json", kind: .deletions, items: 1, Array(try deletions.decode(0, as: String.self).utf8)))
         let summaries = try connection.query(activitySummaries, [person]).first!
-        files.append(try writer.write("activity-summaries.json", kind: "activity-summaries", items: try summaries.decode(0),
+        files.append(try writer.write("activity-summaries.json", kind: .activitySummaries, items: try summaries.decode(0),
                                       Array(try summaries.decode(1, as: String.self).utf8)))
         return files
     }
