@@ -290,16 +290,9 @@ COMMENT ON FUNCTION health_store.write_twins(text, health_store.incoming_sample[
 -- person's uuids meanwhile: new ones are plain inserts and changed ones plain updates, which is
 -- much cheaper than an INSERT … ON CONFLICT over the batch.
 CREATE OR REPLACE FUNCTION health_store.write_samples(
-  p_person       text,
-  p_rows         health_store.incoming_sample[],
-  p_origin       health_store.sample_origin,
-  p_received_at  timestamptz,
-  p_export       uuid,
-  OUT n_inserted integer,
-  OUT n_replaced integer,
-  OUT n_matched  integer,
-  OUT changes    health_store.sample_changes
-)
+  p_person text, p_rows health_store.incoming_sample[], p_origin health_store.sample_origin, p_received_at timestamptz,
+  p_export uuid, OUT n_inserted integer, OUT n_replaced integer, OUT n_matched integer,
+  OUT changes health_store.sample_changes)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -325,9 +318,7 @@ BEGIN
   -- The writes, and what they change from the same rows: keys a replaced row left or joined and
   -- a revived one joined are recomputed, every other key merges its inserted samples; spans of
   -- rule total written, old ones of replaced rows too. (revived runs though never read.)
-  WITH typed AS (
-    SELECT r.* FROM unnest(p_rows) r
-  ),
+  WITH typed AS (SELECT r.* FROM unnest(p_rows) r),
   inserted AS (
     INSERT INTO health_store.sample_rows AS n (
       person, uuid, start_at, end_at, value, first_received_at, last_received_at, export_id, series, day, origin,
