@@ -62,7 +62,7 @@ public enum HAEStore {
             let range = start..<min(start + chunkSamples, body.metricSampleCount)
             counts.samples += try stored(connection.query("""
                 SELECT n_inserted, n_replaced, n_matched
-                FROM health_store.store_hae_samples($1, $2, $3::jsonb, $4::uuid, $5::timestamptz, $6)
+                FROM health_store.store_hae_samples($1::text, $2::boolean, $3::jsonb, $4::uuid, $5::timestamptz, $6::boolean)
                 """, [person, holdingCredential, PostgresBinaryText(body.samplesJSON(range)), export, receivedAt, deferRollups]),
                 sent: range.count)
             start = range.upperBound
@@ -95,8 +95,8 @@ public enum HAEStore {
         parameters += [export, receivedAt, deferRollups]
         return try stored(connection.query("""
             SELECT n_inserted, n_replaced, n_matched
-            FROM health_store.store_hae_workout($1, $2, $3::jsonb, ARRAY[\(streams.joined(separator: ", "))]::health_store.workout_stream[],
-                                                \(route), $\(n + 1)::uuid, $\(n + 2)::timestamptz, $\(n + 3))
+            FROM health_store.store_hae_workout($1::text, $2::boolean, $3::jsonb, ARRAY[\(streams.joined(separator: ", "))]::health_store.workout_stream[],
+                                                \(route), $\(n + 1)::uuid, $\(n + 2)::timestamptz, $\(n + 3)::boolean)
             """, parameters), sent: 1)
     }
 
@@ -113,8 +113,9 @@ public enum HAEStore {
             }
         }
         try connection.query("""
-            SELECT health_store.store_hae_delivery($1, $2, $3, $4, $5::uuid, $6::timestamptz, $7::timestamptz, $8, $9, $10, $11,
-                                                   $12::jsonb, $13::jsonb, $14, $15::timestamptz)
+            SELECT health_store.store_hae_delivery($1::text, $2::boolean, $3::health_store.delivery_origin, $4::text, $5::uuid,
+                                                   $6::timestamptz, $7::timestamptz, $8::integer, $9::integer, $10::integer,
+                                                   $11::integer, $12::jsonb, $13::jsonb, $14::bytea, $15::timestamptz)
             """, [person, holdingCredential, "hae", file, export, window[0], window[1],
                   counts.samples - counts.quarantined, counts.inserted, counts.replaced, counts.matched,
                   BatchStore.quarantineJSON(body.quarantined), PostgresBinaryText(body.recordsJSON()),
