@@ -27,15 +27,19 @@
 
 -- The samples of a batch, typed once: one pass over each sample's keys (jsonb_populate_record),
 -- a uuid repeated in the batch once (the later copy), the day in the person's time zone (NULL:
--- the offset written), and the payload each will store (health_store.compact_payload). Reads
--- only the catalog.
+-- the offset written), and the payload each will store (health_store.compact_payload). A pure
+-- function of its arguments, the catalog among them (its caller reads health_store.catalog), so
+-- that the planner inlines it into its caller's statement and Citus can plan that statement: a
+-- SQL function that reads a table is refused there (docs/scaling.md).
 --
 -- p_samples  JSON array of sample objects in healthd's shape, validated by the caller, so
 --            every cast below succeeds
 -- p_tz       the person's time zone (NULL: the offset each sample was written with)
 -- p_origin   where they came from: only Health Auto Export's samples carry Min and Max
 --            (value_min, value_max); a key of that name from another way in stays in the payload
-CREATE OR REPLACE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin)
+-- p_types, p_kinds, p_rules  the catalog: each known type's kind and rule
+CREATE OR REPLACE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin,
+                                                      p_types text[], p_kinds text[], p_rules text[])
 RETURNS TABLE (uuid uuid, type text, source text, grp text, kind text, start_at timestamptz, end_at timestamptz,
                start_offset smallint, end_offset smallint, day date, value double precision, unit text,
                category_name text, activity_type integer, activity_name text, duration_s double precision,
@@ -50,7 +54,7 @@ BEGIN ATOMIC
     SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind, health_store.is_workout(c.rule, f.kind) AS workout
     FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
     CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sent_fields, e.value) AS f
-    LEFT JOIN health_store.catalog c ON c.type = f.type
+    LEFT JOIN unnest(p_types, p_kinds, p_rules) AS c (type, kind, rule) ON c.type = f.type
   ),
   latest AS (
     SELECT DISTINCT ON (i.uuid::uuid) * FROM input i ORDER BY i.uuid::uuid, i.pos DESC
@@ -89,7 +93,7 @@ BEGIN ATOMIC
   FROM typed t;
 END;
 
-COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin) IS
+COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]) IS
   'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store and the object as sent.';
 
 -- What writing does with one incoming sample: insert a new uuid; replace a held one whose
@@ -118,17 +122,23 @@ COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health
 -- way in it wins over are `twins`: it replaces them. A summarized Health Auto Export bucket
 -- (health_store.is_bucket) has none and is none. Twins are looked for only where there can be
 -- any (p_look, and for an imported record only from where the person's pushed samples begin,
--- p_pushed_from). It reads the samples: the caller's statement does nothing else
--- (docs/scaling.md).
+-- p_pushed_from). It reads the samples, so it is PL/pgSQL (a SQL function that reads a table
+-- cannot be planned by Citus) and its caller's statement does nothing else (docs/scaling.md).
 DROP FUNCTION IF EXISTS health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean);
 CREATE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text,
                                               p_origin health_store.sample_origin,
                                               p_pushed_from timestamptz, p_look boolean)
 RETURNS SETOF health_store.incoming_sample
-LANGUAGE sql STABLE
--- A body parsed when it is made, inlined into the caller's statement like typed_samples (a
--- call of its own materialized the rows once more: measured).
-BEGIN ATOMIC
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_types text[];
+  v_kinds text[];
+  v_rules text[];
+BEGIN
+  SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule) INTO v_types, v_kinds, v_rules FROM health_store.catalog c;
+  RETURN QUERY
   SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
@@ -139,7 +149,7 @@ BEGIN ATOMIC
          health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted_at IS NOT NULL, p_origin, o.origin,
                                     w.matches IS NOT NULL),
          t.value_min, t.value_max, w.matches
-  FROM health_store.typed_samples(p_samples, p_tz, p_origin) t
+  FROM health_store.typed_samples(p_samples, p_tz, p_origin, v_types, v_kinds, v_rules) t
   -- Twins of the same type, any source, by each series' start index (OFFSET 0 keeps the probe a
   -- probe, whatever the statistics say); looked for only where there can be any (conditions on
   -- the arguments alone: checked once, no probe made otherwise). The sources are the names an
@@ -194,7 +204,8 @@ BEGIN ATOMIC
                                                o.value_max, o.payload)
                      IS DISTINCT FROM t.sent END AS changed
   ) c;
-END;
+END
+$$;
 
 COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean) IS
   'The samples of a batch of one person as the write path writes them: typed rows, the held copy of each uuid (and whether it differs), the held twins of another way in each one is (matches) and those it replaces (twins).';
@@ -523,7 +534,7 @@ SET search_path = pg_catalog, pg_temp
 SET extra_float_digits = 1
 -- Each statement planned once per session (and again whenever ANALYZE changes the tables'
 -- statistics), for every function it calls too: the default kept planning the batch's reading
--- (incoming_samples, inlined) and the rollups' reads anew for every batch, because a plan made
+-- (incoming_samples) and the rollups' reads anew for every batch, because a plan made
 -- for any batch looks dearer to the planner than one made for a given one — 4 ms of planning
 -- a batch for that reading alone, more than its execution for a batch of 200 samples
 -- (pg_stat_statements with track_planning; docs/benchmarks.md).
@@ -543,6 +554,10 @@ BEGIN
   -- After that, cached plans are right and cost nothing to make again.
   IF (SELECT c.reltuples < 0 FROM pg_class c WHERE c.oid = 'health_store.sample_rows'::regclass) THEN
     PERFORM set_config('plan_cache_mode', 'force_custom_plan', true);
+  -- Citus makes no generic plan of the batch's reading ("could not create distributed plan"):
+  -- there the choice stays PostgreSQL's own.
+  ELSIF EXISTS (SELECT 1 FROM pg_extension e WHERE e.extname = 'citus') THEN
+    PERFORM set_config('plan_cache_mode', 'auto', true);
   END IF;
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
   -- Twins are looked for only where they can be: a few index probes for a person who never
@@ -688,7 +703,7 @@ COMMENT ON FUNCTION health_store.store_batch(text, health_store.delivery_origin,
   'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts. An export''s records equal to a held pushed sample are not stored and are counted as matched.';
 
 REVOKE EXECUTE ON FUNCTION
-  health_store.typed_samples(jsonb, text, health_store.sample_origin),
+  health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]),
   health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean),
   health_store.may_hold_twins(text, health_store.sample_origin),
   health_store.changes_plus(health_store.sample_changes, health_store.sample_changes),

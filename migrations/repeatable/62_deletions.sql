@@ -28,10 +28,14 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   v_staged integer;
+  v_types  text[];
+  v_kinds  text[];
+  v_rules  text[];
 BEGIN
+  SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule) INTO v_types, v_kinds, v_rules FROM health_store.catalog c;
   INSERT INTO health_store.export_records (person, run, type, start_at, end_at, value, payload_value)
   SELECT p_person, p_run, t.type, t.start_at, t.end_at, t.value, t.sent->'value'
-  FROM health_store.typed_samples(p_samples, NULL, 'export') t;
+  FROM health_store.typed_samples(p_samples, NULL, 'export', v_types, v_kinds, v_rules) t;
   GET DIAGNOSTICS v_staged = ROW_COUNT;
   RETURN v_staged;
 END

@@ -57,6 +57,7 @@ DROP FUNCTION IF EXISTS health_store.origin_rank(text);
 -- ways in, ranked; rollup level 1 reads the extremes; the twins a sample replaces are dropped
 -- by drop_lower_twins, routes and streams moved.
 DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text);
+DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin);
 DROP FUNCTION IF EXISTS health_store.drop_imported_twins(text, health_store.incoming_sample[]);
 DROP FUNCTION IF EXISTS health_store.sample_facts_of(text, double precision, timestamptz, timestamptz, uuid, integer,
                                                      double precision, double precision, double precision);
