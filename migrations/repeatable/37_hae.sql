@@ -69,12 +69,17 @@ BEGIN
     RETURN;
   END IF;
 
-  INSERT INTO health_store.workout_streams AS o (person, uuid, stream, t, v)
-  SELECT p_person, v_target, s.stream, s.t, s.v
-  FROM unnest(p_streams) s
-  WHERE coalesce(cardinality(s.t), 0) > 0
-  ON CONFLICT (person, uuid, stream) DO UPDATE SET t = excluded.t, v = excluded.v
-  WHERE NOT EXISTS (SELECT 1 FROM health_store.stridee_workouts b WHERE b.person = p_person AND b.uuid = v_target);
+  -- A Stridee body's own streams are never overwritten (two statements: Citus cannot send a
+  -- subquery in ON CONFLICT's WHERE to the worker with its parameters typed).
+  IF EXISTS (SELECT 1 FROM health_store.stridee_workouts b WHERE b.person = p_person AND b.uuid = v_target) THEN
+    INSERT INTO health_store.workout_streams (person, uuid, stream, t, v)
+    SELECT p_person, v_target, s.stream, s.t, s.v FROM unnest(p_streams) s WHERE coalesce(cardinality(s.t), 0) > 0
+    ON CONFLICT (person, uuid, stream) DO NOTHING;
+  ELSE
+    INSERT INTO health_store.workout_streams (person, uuid, stream, t, v)
+    SELECT p_person, v_target, s.stream, s.t, s.v FROM unnest(p_streams) s WHERE coalesce(cardinality(s.t), 0) > 0
+    ON CONFLICT (person, uuid, stream) DO UPDATE SET t = excluded.t, v = excluded.v;
+  END IF;
 
   IF coalesce(cardinality(p_route.t), 0) > 0
      AND NOT EXISTS (SELECT 1 FROM health_store.workout_routes r
