@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Metrics"),
         // SHA-256 over libcrypto, for every module that hashes (tokens, bodies, files, migrations, demo ids).
         .target(name: "Hashing", dependencies: ["CCrypto"]),
-        .target(name: "HealthPayload", dependencies: ["Civil"]),
+        .target(name: "HealthPayload", dependencies: ["Civil", "Hashing"]),
         // libFuzzer harness for HealthPayload (scripts/fuzz-payload.sh); a corpus replayer without -DFUZZING.
         .executableTarget(name: "PayloadFuzzer", dependencies: ["HealthPayload", "FuzzSupport"]),
         // What the fuzzers share: the PostgreSQL-safety check, the replayer, libFuzzer's driver.
@@ -78,7 +78,8 @@ let package = Package(
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(name: "WarehouseTests", dependencies: ["Warehouse", "Postgres", "HealthPayload", "DemoData", "TestSupport", "Hashing", "Civil"]),
-        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport", "Metrics"]),
+        .testTarget(name: "ReceiverTests", dependencies: ["Receiver", "Warehouse", "Postgres", "HTTPServer", "DemoData", "TestSupport", "Metrics",
+                                                          "HealthPayload"]),
         .testTarget(name: "BacklogTests", dependencies: ["Backlog", "Pipeline", "DemoData", "Warehouse", "Postgres", "HealthPayload",
                                                          "TestSupport", "Receiver", "HTTPServer", "Hashing", "Civil"]),
         // The export reader against a hand-written fixture and the real exports in ../shared/external.

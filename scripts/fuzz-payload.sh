@@ -2,7 +2,8 @@
 # Builds the two libFuzzer harnesses with AddressSanitizer and runs each for a bounded number of
 # inputs:
 # - PayloadFuzzer (Sources/PayloadFuzzer), seeded from the test fixtures: every input goes
-#   through the healthd JSON and CSV decoders and the Stridee workout and wellness decoders;
+#   through the healthd JSON and CSV decoders, the Stridee workout and wellness decoders, and
+#   Health Auto Export's (with no grouping and with days);
 # - ExportFuzzer (Sources/ExportFuzzer), seeded from the real exports in
 #   ../shared/external/apple-health (read in place and copied, cut to 16 KiB, into a temporary
 #   corpus at run time: never into the repository) and the test fixture: every input goes
@@ -127,6 +128,30 @@ cat >"$DICT" <<'TOKENS'
 "1e15"
 "1e16"
 "64801"
+"{\"data\":{"
+"\"metrics\":["
+"\"workouts\":["
+"\"symptoms\":["
+"\"name\":\"step_count\""
+"\"name\":\"heart_rate\""
+"\"name\":\"blood_pressure\""
+"\"name\":\"sleep_analysis\""
+"\"units\":\"%\""
+"\"units\":\"mi\""
+"\"qty\":"
+"\"date\":\"2025-03-10 10:00:00 +0100\""
+"\"date\":\"2025-03-10\""
+"\"Min\":"
+"\"Avg\":"
+"\"systolic\":"
+"\"startDate\":"
+"\"value\":\"Core\""
+"\"totalSleep\":"
+"\"sleepEnd\":"
+"\"heartRateData\":["
+"\"latitude\":"
+"\"timestamp\":"
+"\"distance\":{\"qty\":"
 TOKENS
 
 # The first corpus folder collects new inputs; the fixtures are read-only seeds.

@@ -146,7 +146,7 @@ struct ExportMapper: Sendable {
                 guard let number = ExportNumber.parse(written) else {
                     return .failure(MappingFailure("value \"\(snippet(written))\" is not a number"))
                 }
-                guard let conversion = ExportUnits.conversion(from: unit, to: catalogUnit) else {
+                guard let conversion = CatalogUnits.conversion(from: unit, to: catalogUnit) else {
                     return .failure(MappingFailure("unit \"\(snippet(unit ?? ""))\" of \(type) cannot be converted to \(catalogUnit)"))
                 }
                 typed.value = conversion.apply(number)
@@ -298,7 +298,7 @@ struct ExportMapper: Sendable {
         let (text, textUnit, name) = written.map { ($0, unit, what) } ?? (statistic?["sum"], statistic?["unit"], "WorkoutStatistics sum")
         guard let text else { return .success(nil) }
         guard let number = ExportNumber.parse(text) else { return .failure(MappingFailure("\(name) \"\(snippet(text))\" is not a number")) }
-        guard let conversion = ExportUnits.conversion(from: textUnit, to: catalogUnit) else {
+        guard let conversion = CatalogUnits.conversion(from: textUnit, to: catalogUnit) else {
             return .failure(MappingFailure("\(name) unit \"\(snippet(textUnit ?? ""))\" cannot be converted to \(catalogUnit)"))
         }
         let value = conversion.apply(number)
@@ -328,7 +328,7 @@ struct ExportMapper: Sendable {
             ("stand_hours", "appleStandHours", nil, "count"), ("stand_goal_hours", "appleStandHoursGoal", nil, "count"),
         ] {
             guard let text = a[attribute] else { continue }
-            guard let number = ExportNumber.parse(text), let conversion = ExportUnits.conversion(from: unit, to: catalogUnit) else {
+            guard let number = ExportNumber.parse(text), let conversion = CatalogUnits.conversion(from: unit, to: catalogUnit) else {
                 return .failure(MappingFailure("\(attribute) \"\(Self.snippet(text))\" \(unit.map { "(\($0)) " } ?? "")is not a number the warehouse reads"))
             }
             let value = conversion.apply(number)

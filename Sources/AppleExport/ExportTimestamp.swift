@@ -20,69 +20,17 @@ struct ExportTimestamp: Sendable {
         self = parsed
     }
 
-    /// The parse itself, on the bytes, into a 29-byte buffer of the reference's shape (no
-    /// allocation but the result's text: this runs two or three times per record).
+    /// The parse itself, on the bytes, into a 29-byte buffer of the reference's shape
+    /// (`Timestamp.shapeWritten`; no allocation but the result's text: this runs two or three
+    /// times per record).
     private static func parse(_ b: UnsafeBufferPointer<UInt8>) -> ExportTimestamp? {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 29) { out -> ExportTimestamp? in
-            // Date and time: 14 digits, separators - : T and spaces between them, into their slots.
-            let slots = Self.digitSlots
-            var i = 0, d = 0
-            while d < 14 {
-                guard i < b.count else { return nil }
-                let c = b[i]
-                if c &- 0x30 < 10 {
-                    out[slots[d]] = c
-                    d += 1
-                } else if !(c == UInt8(ascii: "-") || c == UInt8(ascii: ":") || c == UInt8(ascii: " ") || c == UInt8(ascii: "T")) {
-                    return nil
-                }
-                i += 1
-            }
-            out[4] = UInt8(ascii: "-"); out[7] = UInt8(ascii: "-"); out[10] = UInt8(ascii: "T")
-            out[13] = UInt8(ascii: ":"); out[16] = UInt8(ascii: ":"); out[19] = UInt8(ascii: ".")
-            // Fractional seconds: milliseconds kept.
-            var f = 0
-            if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ",") {
-                i += 1
-                while i < b.count, b[i] &- 0x30 < 10 {
-                    if f < 3 { out[20 + f] = b[i]; f += 1 }
-                    i += 1
-                }
-                guard f > 0 else { return nil }
-            }
-            while f < 3 { out[20 + f] = UInt8(ascii: "0"); f += 1 }
-            while i < b.count, b[i] == UInt8(ascii: " ") { i += 1 }
-            var count = 29
-            if i + 1 == b.count, b[i] == UInt8(ascii: "Z") {
-                out[23] = UInt8(ascii: "Z")
-                count = 24
-            } else {
-                guard i < b.count, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") else { return nil }
-                out[23] = b[i]
-                i += 1
-                var o = 0
-                while i < b.count {
-                    let c = b[i]
-                    if c &- 0x30 < 10 {
-                        guard o < 4 else { return nil }
-                        out[o < 2 ? 24 + o : 25 + o] = c
-                        o += 1
-                    } else if c != UInt8(ascii: ":") || o != 2 {
-                        return nil
-                    }
-                    i += 1
-                }
-                guard o == 4 else { return nil }
-                out[26] = UInt8(ascii: ":")
-            }
+            guard let count = Timestamp.shapeWritten(b, into: out) else { return nil }
             let shaped = UnsafeBufferPointer(rebasing: out[0..<count])
             guard let stamp = Timestamp(utf8: shaped) else { return nil }
             return ExportTimestamp(text: String(decoding: shaped, as: UTF8.self), milliseconds: stamp.millisecondsSinceEpoch)
         }
     }
-
-    /// Where the 14 digits of date and time go in the shaped text.
-    private static let digitSlots = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
 
     init(text: String, milliseconds: Int64) {
         self.text = text

@@ -7,9 +7,26 @@ import Warehouse
 public struct FileBatch: Sendable {
     /// The file's index in the files read.
     public var file: Int
-    public var batch: Batch
+    public var content: FileContent
     /// SHA-256 of the body it came from (the delivery's `body_sha256`).
     public var bodySHA256: [UInt8]
+}
+
+/// What a body of a backlog file is.
+public enum FileContent: Sendable {
+    /// A batch of a healthd body.
+    case healthd(Batch)
+    /// A whole Health Auto Export body (`{"data": …}`: docs/health-auto-export.md), stored in
+    /// one step.
+    case hae(HAEBody)
+
+    /// Samples it carries, quarantined ones included (a group commits after `BatchGroup.maxSamples`).
+    public var sampleCount: Int {
+        switch self {
+        case .healthd(let batch): return batch.sampleCount
+        case .hae(let body): return body.metricSampleCount + body.workouts.count + body.quarantined.count
+        }
+    }
 }
 
 /// A file is done: how reading it went, and its ledger row, written with its last batch.
@@ -70,15 +87,20 @@ public struct FileReader {
     let addBytes: (Int) -> Void
     let addProbe: () -> Void
     let shouldStop: () -> Bool
+    /// What each point of a Health Auto Export file stands for (a file carries no
+    /// `automation-aggregation` header): nil, points in time.
+    let haeAggregation: HAEAggregation?
 
     /// A reader handing items to `send`, failures to `report`, and counting bytes read and probes found.
     public init(send: @escaping (BacklogItem) -> Bool, report: @escaping (IngestFailure) -> Void,
-                addBytes: @escaping (Int) -> Void, addProbe: @escaping () -> Void, shouldStop: @escaping () -> Bool) {
+                addBytes: @escaping (Int) -> Void, addProbe: @escaping () -> Void, shouldStop: @escaping () -> Bool,
+                haeAggregation: HAEAggregation? = nil) {
         self.send = send
         self.report = report
         self.addBytes = addBytes
         self.addProbe = addProbe
         self.shouldStop = shouldStop
+        self.haeAggregation = haeAggregation
     }
 
     /// Reads `files` in order, each as `plans` says; false when stopped or the storing side
@@ -346,6 +368,7 @@ private struct FileJob: ~Copyable {
     /// Decodes one body; sends its batches. False (and reported when asked) when it cannot be accepted.
     private mutating func decode(_ body: ArraySlice<UInt8>, at segment: BodySegment, reportFailure: Bool) -> Bool {
         let bytes = Array(body)
+        if format != .csv && HAEDecoder.isHAEBody(bytes) { return decodeHAE(bytes, reportFailure: reportFailure) }
         do {
             switch try PayloadDecoder.decode(bytes, format: format.payloadFormat) {
             case .probe:
@@ -353,13 +376,26 @@ private struct FileJob: ~Copyable {
             case .batches(let batches):
                 let sha = SHA256.hash(bytes)
                 for batch in batches where !cancelled {
-                    if !reader.send(.batch(FileBatch(file: index, batch: batch, bodySHA256: sha))) { cancelled = true }
+                    if !reader.send(.batch(FileBatch(file: index, content: .healthd(batch), bodySHA256: sha))) { cancelled = true }
                 }
             }
             return true
         } catch {
             // The decoder counts from the body's start; a failure is named in the file's own numbers.
             if reportFailure { fail(format == .json ? error.message : error.shifted(by: segment.start.payloadStart, format: format.payloadFormat).message) }
+            return false
+        }
+    }
+
+    /// Decodes a Health Auto Export body (`{"data": …}`) and sends it whole. False (and
+    /// reported when asked) when its frame is refused.
+    private mutating func decodeHAE(_ bytes: [UInt8], reportFailure: Bool) -> Bool {
+        do {
+            let body = try HAEDecoder.decode(bytes, aggregation: reader.haeAggregation?.rawValue)
+            if !reader.send(.batch(FileBatch(file: index, content: .hae(body), bodySHA256: SHA256.hash(bytes)))) { cancelled = true }
+            return true
+        } catch {
+            if reportFailure { fail("not a Health Auto Export body: \(error)") }
             return false
         }
     }

@@ -29,19 +29,35 @@ enum BareUpsert {
         """
     }
 
+    /// What the statement is given for `body`: a JSON body itself; a CSV body's samples as the
+    /// JSON array the decoder builds (decode before starting a clock).
+    static func parameter(_ body: [UInt8], format: PayloadFormat) throws -> [UInt8] {
+        guard format == .csv else { return body }
+        guard case .batches(let batches) = try PayloadDecoder.decode(body, format: .csv), let batch = batches.first else {
+            throw BenchmarkError.usage("a generated CSV body did not decode")
+        }
+        return batch.samplesJSON
+    }
+
     /// Sends every body from `clients` connections at once, client k as person `client<k+1>`,
-    /// into a fresh plain database; checks each person ends with the distinct samples.
-    static func run(_ bodies: ReceiverBodies, clients: Int, cluster: TestCluster) throws -> Timings {
+    /// into a fresh plain database, each person first sent `history` untimed (then the table
+    /// vacuumed and analyzed); checks each person ends with the distinct samples.
+    static func run(_ bodies: ReceiverBodies, clients: Int, cluster: TestCluster, history: ReceiverBodies? = nil) throws -> Timings {
         let database = try cluster.freshDatabase(label: "bare\(clients)", migrated: false)
         defer { try? dropDatabase(database, cluster: cluster) }
         try database.query(table)
-        let parameters: [[UInt8]] = try bodies.format == .json ? bodies.bodies : bodies.bodies.map { body in
-            guard case .batches(let batches) = try PayloadDecoder.decode(body, format: .csv), let batch = batches.first else {
-                throw BenchmarkError.usage("a generated CSV body did not decode")
-            }
-            return batch.samplesJSON
-        }
+        let parameters = try bodies.bodies.map { try parameter($0, format: bodies.format) }
         let sql = statement(bodies.format)
+        if let history {
+            let connection = try database.connect()
+            defer { connection.close() }
+            for k in 0..<clients {
+                for body in history.bodies {
+                    try connection.query(sql, ["client\(k + 1)", PostgresBinaryText(try parameter(body, format: history.format))])
+                }
+            }
+            try settleDatabase(database)
+        }
         try checkpoint(cluster)
         let (parts, seconds) = try onThreads(clients) { k in
             let connection = try database.connect()

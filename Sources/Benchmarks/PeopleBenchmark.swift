@@ -49,10 +49,10 @@ struct PeopleBenchmark {
         let folder = NSTemporaryDirectory() + "hw-bench-people-\(getpid())"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let dump = try timedRun(try ServerBinaries.locate().directory.appendingPathComponent("pg_dump").path,
-                                ["--data-only", "--table=health_store.samples", "--file=\(folder)-dump.sql", "--dbname=\(url)"])
+                                ["--data-only", "--table=health_store.sample_rows", "--file=\(folder)-dump.sql", "--dbname=\(url)"])
         defer { try? FileManager.default.removeItem(atPath: folder + "-dump.sql") }
         let dumpBytes = (try? FileManager.default.attributesOfItem(atPath: folder + "-dump.sql")[.size] as? Int) ?? 0
-        ViewsBenchmark.say(String(format: "baseline pg_dump --data-only of health_store.samples (both persons): %.1f s, %.0f rows/s, %@ MB",
+        ViewsBenchmark.say(String(format: "baseline pg_dump --data-only of health_store.sample_rows (both persons): %.1f s, %.0f rows/s, %@ MB",
                                   dump.seconds, Double(held + load.otherSamples) / dump.seconds, ViewsBenchmark.grouped(dumpBytes / 1_000_000)))
 
         let export = try timedRun(binary, ["person", "export", person, "--to", folder, "--database-url", url])

@@ -6,23 +6,29 @@ import Warehouse
 
 /// The receiver section; see docs/benchmarks.md ("## Receiver").
 ///
-///     health-warehouse-bench receiver [--batches N] [--format json|csv] [--clients 1,2,4]
-///                                     [--skip-node] [--skip-direct] [--durability default|fast]
+///     health-warehouse-bench receiver [--batches N] [--history-days N] [--against REV] [--format json|csv]
+///                                     [--clients 1,2,4] [--skip-node] [--skip-direct] [--durability default|fast]
 ///                                     [--stridee-rides N] [--stridee-batches N] [--stridee-only | --skip-stridee]
 ///
-/// Full 1000-sample batches sent one at a time (each answer awaited, as the app sends them) to
-/// a real `serve` process, next to, in the same run and on the same cluster: the bare
-/// one-statement upsert of the same bodies into a plain table, the same write path without
-/// HTTP (`BatchStore`), and the reference's Node receiver. Then the same bodies from 2 and 4
-/// clients at once, each a person of its own, for serve and for the bare upsert. Last, the Stridee
-/// part (`StrideeReceiverBenchmark.swift`): six-hour rides and 2,000-item wellness batches.
+/// What users run: a person whose history is already held. Each receiver is first sent the
+/// same `--history-days` of a phone-and-watch user's scheduled exports (untimed), then its
+/// database vacuumed and analyzed as autovacuum would have done; then full 1000-sample batches
+/// are sent one at a time (each answer awaited, as the app sends them), batch by batch to every
+/// receiver in turn (the order rotating), so each meets the same machine: a real `serve`
+/// process, the bare one-statement upsert of the same bodies into a plain table (the
+/// baseline), `serve` of another commit (`--against REV`, built in a temporary folder), the
+/// same write path without HTTP (`BatchStore`), and the reference's Node receiver. Then the
+/// same with 2 and 4 clients at once, each a person of its own with the same history, for
+/// serve and the bare upsert. Last, the Stridee part (`StrideeReceiverBenchmark.swift`).
 func runReceiverBenchmark(_ arguments: [String], durability: ClusterDurability) throws {
-    var batches = 200, format = PayloadFormat.json, clients = [1, 2, 4], node = true, direct = true
-    var strideeRides = 20, strideeBatches = 20, healthd = true, stridee = true
+    var batches = 200, historyDays = 90, format = PayloadFormat.json, clients = [1, 2, 4], node = true, direct = true
+    var strideeRides = 20, strideeBatches = 20, healthd = true, stridee = true, against: [String] = []
     var options = OptionReader(arguments, usage: receiverUsage)
     while let option = options.next() {
         switch option {
         case "--batches": batches = try options.number()
+        case "--history-days": historyDays = try options.number()
+        case "--against": against.append(try options.value())
         case "--format":
             guard let f = PayloadFormat(rawValue: try options.value()) else { throw options.failure("--format takes json or csv") }
             format = f
@@ -47,74 +53,39 @@ func runReceiverBenchmark(_ arguments: [String], durability: ClusterDurability) 
         try runStrideeReceiverSection(cluster, rides: strideeRides, batches: strideeBatches)
         return
     }
-    let bodies = try ReceiverBodies(count: batches, format: format)
+    // Other builds first: their compiles must not share the machine with a timed phase.
+    let builds = try against.map { try AgainstBuild.build($0) }
+    let history = try historyDays > 0 ? ReceiverBodies.history(days: historyDays, format: format) : nil
+    let bodies = try ReceiverBodies(count: batches, format: format, after: history)
     print("""
-        receiver benchmark: \(batches) \(format.rawValue.uppercased()) bodies of 1000 samples (\(String(format: "%.1f", bodies.megabytes)) MB, \(bodies.distinct) distinct samples), one at a time per client
+        receiver benchmark: \(batches) \(format.rawValue.uppercased()) bodies of 1000 samples (\(String(format: "%.1f", bodies.megabytes)) MB), one at a time per client, \
+        after a history of \(historyDays) days (\(history?.bodies.count ?? 0) bodies, \(history?.distinct ?? 0) samples held) sent first, untimed, then VACUUM (ANALYZE)
           \(durability.benchmarkLabel)
           load average at the start: \(loadAverage())
         """)
     let cluster = try TestCluster(durability: durability)
     defer { cluster.destroy() }
 
-    // One client's sides back to back, so they meet the same machine; then the curve.
-    var bare: [Int: Timings] = [:], http: [Int: ServeRun.Outcome] = [:]
-    var directTimings: Timings?, nodeOutcome: NodeReceiver.Outcome?, nodeSkipped: String? = "skipped (--skip-node)"
-    for n in clients {
-        say("\(n) client(s): bare upsert …")
-        bare[n] = try BareUpsert.run(bodies, clients: n, cluster: cluster)
-        if n == 1 && direct { directTimings = try storeWithoutHTTP(bodies, cluster: cluster) }
-        say("\(n) client(s): serve …")
-        http[n] = try ServeRun.run(bodies, clients: n, cluster: cluster)
-        if n == 1 && node {
-            say("Node receiver …")
-            try checkpoint(cluster)
-            (nodeOutcome, nodeSkipped) = try NodeReceiver.run(bodies)
-        }
-    }
-
-    let one = http[1]!, bareOne = bare[1]!
-    func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
-    func mib(_ kib: Int) -> String { String(format: "%.1f MiB", Double(kib) / 1024) }
-    var lines = [
-        "",
-        "one client (the app's way)",
-        "  bare upsert, one statement per body:      \(bareOne.summary)   (baseline)",
-    ]
-    if let directTimings { lines.append("  write path without HTTP (BatchStore):     \(directTimings.summary)") }
-    lines += [
-        "  HTTP through `serve`:                     \(one.timings.summary)",
-        "    in serve: \(one.phases.summary)",
-        "  HTTP / bare upsert, samples/s:  \(ratio(one.timings.samplesPerSecond, bareOne.samplesPerSecond))  (goal ≥ 0.80×)",
-        "  HTTP p99 / bare upsert p99:     \(ratio(one.timings.percentile(0.99), bareOne.percentile(0.99)))  (goal ≤ 1.25×)",
-        "  serve peak RSS (VmHWM):         \(mib(one.peakKiB))  (goal ≤ 64 MiB)",
-    ]
-    if let directTimings {
-        lines.append("  HTTP / without HTTP, samples/s: \(ratio(one.timings.samplesPerSecond, directTimings.samplesPerSecond))")
-    }
-    if let nodeOutcome {
-        lines += [
-            "  Node receiver (reference server.mjs, Node \(nodeOutcome.version), SQLite): \(nodeOutcome.timings.summary), peak RSS \(mib(nodeOutcome.peakKiB))",
-            "  HTTP / Node, samples/s:         \(ratio(one.timings.samplesPerSecond, nodeOutcome.timings.samplesPerSecond))  (goal ≥ 3×)",
-        ]
-    } else {
-        lines.append("  Node receiver: not measured: \(nodeSkipped ?? "?")")
-    }
-    lines += ["", "clients at once, each a person of its own (own token), one serve; each client sends every body",
-              "  clients   HTTP samples/s   p50 ms   p99 ms   bare samples/s   p50 ms   p99 ms   HTTP/bare   serve RSS"]
-    for n in clients {
-        let h = http[n]!, b = bare[n]!
-        lines.append(String(format: "  %7d   %14.0f   %6.1f   %6.1f   %14.0f   %6.1f   %6.1f   %8.2f×   %@", n,
+    let one = try runOneClient(bodies, history: history, builds: builds, node: node, direct: direct, cluster: cluster)
+    var lines = one.lines
+    lines += ["", "clients at once, each a person of its own (own token) with the same history, one serve; each client sends every body",
+              "  clients   HTTP samples/s   p50 ms   p99 ms   bare samples/s   p50 ms   p99 ms   HTTP/bare   serve RSS   HTTP / one client"]
+    var differences = 0
+    for n in clients where n > 1 {
+        say("\(n) clients: bare upsert …")
+        let b = try BareUpsert.run(bodies, clients: n, cluster: cluster, history: history)
+        say("\(n) clients: serve …")
+        let h = try ServeRun.run(bodies, clients: n, cluster: cluster, history: history)
+        differences += h.rollupDifferences
+        lines.append(String(format: "  %7d   %14.0f   %6.1f   %6.1f   %14.0f   %6.1f   %6.1f   %8.2f×   %7.1f MiB   %.2f× (goal ≥ 1×)", n,
                             h.timings.samplesPerSecond, h.timings.percentile(0.5), h.timings.percentile(0.99),
                             b.samplesPerSecond, b.percentile(0.5), b.percentile(0.99),
-                            h.timings.samplesPerSecond / b.samplesPerSecond, mib(h.peakKiB)))
+                            h.timings.samplesPerSecond / b.samplesPerSecond, Double(h.peakKiB) / 1024,
+                            h.timings.samplesPerSecond / one.serveSamplesPerSecond))
     }
-    if let most = clients.last, most > 1 {
-        lines.append("  scaling, \(most) clients / 1: HTTP \(ratio(http[most]!.timings.samplesPerSecond, one.timings.samplesPerSecond)), bare \(ratio(bare[most]!.samplesPerSecond, bareOne.samplesPerSecond))")
-    }
-    let differences = http.values.reduce(0) { $0 + $1.rollupDifferences }
     lines += [
         "",
-        "checks: every answer's inserted/duplicates as expected and \(bodies.distinct) rows per person on every side\(nodeOutcome != nil ? " (Node: its answers, /stats and its SQLite file)" : ""); verify_rollups: \(differences) differences",
+        "checks: every answer's inserted/duplicates as expected and \(bodies.distinct) rows per person on every side (Node: its answers, /stats and its SQLite file); verify_rollups: \(differences) differences",
         "load average at the end: \(loadAverage())",
     ]
     print(lines.joined(separator: "\n"))
@@ -123,42 +94,70 @@ func runReceiverBenchmark(_ arguments: [String], durability: ClusterDurability) 
 }
 
 let receiverUsage = """
-    usage: health-warehouse-bench receiver [--batches N (200)] [--format json|csv] [--clients 1,2,4]
-                                           [--skip-node] [--skip-direct] [--durability default|fast]
+    usage: health-warehouse-bench receiver [--batches N (200)] [--history-days N (90)] [--against REV]… [--format json|csv]
+                                           [--clients 1,2,4] [--skip-node] [--skip-direct] [--durability default|fast]
                                            [--stridee-rides N (20)] [--stridee-batches N (20)] [--stridee-only | --skip-stridee]
     """
 
-/// The same write path without HTTP: each body decoded before the clock starts, then stored
-/// by `BatchStore` (what `serve` calls), one transaction per batch, over one connection.
-func storeWithoutHTTP(_ bodies: ReceiverBodies, cluster: TestCluster) throws -> Timings {
-    say("write path without HTTP …")
-    let database = try cluster.freshDatabase(label: "direct")
-    defer { try? dropDatabase(database, cluster: cluster) }
-    let pool = PostgresPool(connectionString: database.connectionString, maxConnections: 1)
-    defer { pool.close() }
-    var prepared: [(batches: [Batch], sha256: [UInt8])] = []
-    for body in bodies.bodies {
-        guard case .batches(let batches) = try PayloadDecoder.decode(body, format: bodies.format) else {
-            throw BenchmarkError.usage("a generated body did not decode")
+/// The one-client comparison: every side handed the history, settled, then the timed bodies
+/// interleaved batch by batch (the order rotating), so no side meets a quieter machine.
+/// Returns the report's lines and serve's samples/s.
+func runOneClient(_ bodies: ReceiverBodies, history: ReceiverBodies?, builds: [AgainstBuild.Built], node: Bool, direct: Bool,
+                  cluster: TestCluster) throws -> (lines: [String], serveSamplesPerSecond: Double) {
+    let bare = try BareSide(cluster: cluster)
+    let serve = try ServeSide(name: "HTTP through `serve` (this build)", binary: nil, cluster: cluster)
+    var sides: [any HistorySide] = [bare, serve]
+    for build in builds { sides.append(try ServeSide(name: "HTTP through `serve` of \(build.short)", binary: build.binary, cluster: cluster)) }
+    if direct { sides.append(try DirectSide(cluster: cluster)) }
+    var nodeSkipped = "skipped (--skip-node)"
+    if node {
+        let started = try NodeSide.start()
+        if let side = started.side { sides.append(side) } else { nodeSkipped = started.skipped ?? "?" }
+    }
+    if let history {
+        for side in sides {
+            say("\(side.name): history …")
+            try side.load(history)
+            try side.settle()
         }
-        // The body's SHA-256, as serve records it, from PostgreSQL (the benchmarks do not link Hashing).
-        let hex: String = try database.scalar("SELECT encode(sha256($1), 'hex')", [PostgresBytea(body)]) ?? ""
-        let digest = stride(from: 0, to: hex.count, by: 2).map { UInt8(hex.dropFirst($0).prefix(2), radix: 16) ?? 0 }
-        prepared.append((batches, digest))
     }
-    let store = BatchStore(pool: pool)
     try checkpoint(cluster)
-    var timings = Timings()
-    let start = monotonicSeconds()
-    for (index, item) in prepared.enumerated() {
-        let t0 = monotonicSeconds()
-        let counts = try store.store(item.batches, person: "client1", origin: .http, bodySHA256: item.sha256)
-        timings.milliseconds.append((monotonicSeconds() - t0) * 1000)
-        timings.samples += counts.samples
-        try bodies.check(index: index, inserted: counts.inserted, duplicates: counts.duplicates + counts.replaced, receiver: "BatchStore")
+    say("one client, \(bodies.bodies.count) batches to \(sides.count) receivers in turn …")
+    var timings = [Timings](repeating: Timings(), count: sides.count)
+    for index in bodies.bodies.indices {
+        for turn in sides.indices {
+            let k = (index + turn) % sides.count
+            timings[k].milliseconds.append(try sides[k].send(bodies, index: index))
+            timings[k].samples += bodies.inserted[index] + bodies.duplicates[index]
+        }
     }
-    timings.seconds = monotonicSeconds() - start
-    return timings
+    for k in sides.indices { timings[k].seconds = timings[k].milliseconds.reduce(0, +) / 1000 }
+    let notes = try sides.map { try $0.finish(bodies) }
+
+    func ratio(_ a: Double, _ b: Double) -> String { String(format: "%.2f×", a / b) }
+    let http = timings[1], baseline = timings[0]
+    var lines = ["", "one client (the app's way), a person with history; the timed batches interleaved across receivers"]
+    for k in sides.indices {
+        lines.append("  \(sides[k].name):")
+        lines.append("      \(timings[k].summary)\(k == 0 ? "   (baseline)" : "")")
+        if !notes[k].isEmpty { lines.append("      \(notes[k])") }
+    }
+    if !node || sides.count == 2 + builds.count + (direct ? 1 : 0) { lines.append("  Node receiver: not measured: \(nodeSkipped)") }
+    lines += [
+        "  HTTP / bare upsert, samples/s:  \(ratio(http.samplesPerSecond, baseline.samplesPerSecond))  (goal ≥ 0.65×)",
+        "  HTTP p99 / bare upsert p99:     \(ratio(http.percentile(0.99), baseline.percentile(0.99)))  (goal ≤ 1.5×)",
+    ]
+    for (offset, build) in builds.enumerated() {
+        let other = timings[2 + offset]
+        lines.append("  HTTP / HTTP of \(build.short), samples/s: \(ratio(http.samplesPerSecond, other.samplesPerSecond))  (goal ≥ 0.95×); p99 \(ratio(http.percentile(0.99), other.percentile(0.99)))")
+    }
+    if let k = sides.firstIndex(where: { $0 is NodeSide }) {
+        lines.append("  HTTP / Node, samples/s:         \(ratio(http.samplesPerSecond, timings[k].samplesPerSecond))  (goal ≥ 1.5×)")
+    }
+    if let k = sides.firstIndex(where: { $0 is DirectSide }) {
+        lines.append("  HTTP / without HTTP, samples/s: \(ratio(http.samplesPerSecond, timings[k].samplesPerSecond))")
+    }
+    return (lines, http.samplesPerSecond)
 }
 
 /// Progress on stderr; figures go to stdout, flushed first so a log keeps the order.

@@ -14,8 +14,11 @@ struct ReceiverBodies: Sendable {
     /// the rest (already held: the same sample sent again by an overlapping export).
     let inserted: [Int]
     let duplicates: [Int]
-    /// Distinct uuids over all bodies: the rows each person holds afterwards.
+    /// Distinct uuids over all bodies and what was held before them: the rows each person
+    /// holds afterwards.
     let distinct: Int
+    /// Those uuids (lower case), for bodies sent after these.
+    let held: Set<String>
 
     /// `Content-Type` of the bodies.
     var contentType: String { format == .json ? "application/json" : "text/csv; charset=utf-8" }
@@ -23,17 +26,37 @@ struct ReceiverBodies: Sendable {
     var samples: Int { inserted.reduce(0, +) + duplicates.reduce(0, +) }
     var megabytes: Double { Double(bodies.reduce(0) { $0 + $1.count }) / 1_048_576 }
 
-    /// `count` full batches of manual 30-day exports of a phone-and-watch user (seed 7). The
-    /// expected counts come from Foundation's JSON parser over each body's samples (for CSV,
-    /// over the sample objects the decoder builds), not from any receiver.
-    init(count: Int, format: PayloadFormat) throws {
-        self.format = format
+    /// The first day the timed bodies cover; a history ends the day before.
+    static let firstTimedDay = CivilDate("2024-01-01")!
+
+    /// `count` full batches of manual 30-day exports of a phone-and-watch user (seed 7), from
+    /// 2024-01-01, sent after `history` (if any) is held. The expected counts come from
+    /// Foundation's JSON parser over each body's samples (for CSV, over the sample objects the
+    /// decoder builds), not from any receiver.
+    init(count: Int, format: PayloadFormat, after history: ReceiverBodies? = nil) throws {
         var bodies: [[UInt8]] = []
-        DemoGenerator(.init(start: CivilDate("2024-01-01")!, days: count + count / 4 + 30, format: format, seed: 7, manualExportDays: 30)).generate { body in
+        DemoGenerator(.init(start: Self.firstTimedDay, days: count + count / 4 + 30, format: format, seed: 7, manualExportDays: 30)).generate { body in
             if body.sampleCount == DemoGenerator.maxSamplesPerBatch, bodies.count < count { bodies.append(body.bytes) }
         }
         guard bodies.count == count else { throw BenchmarkError.usage("generated \(bodies.count) full batches, wanted \(count)") }
-        var seen = Set<String>(), inserted: [Int] = [], duplicates: [Int] = []
+        try self.init(bodies: bodies, format: format, held: history?.held ?? [])
+    }
+
+    /// A person's history before the timed bodies: every body the same user's scheduled exports
+    /// (a few a day, as the app sends them) sent over the `days` days before 2024-01-01
+    /// (seed 8, so no uuid is shared with the timed bodies but by chance, which the counts
+    /// would then show).
+    static func history(days: Int, format: PayloadFormat) throws -> ReceiverBodies {
+        var bodies: [[UInt8]] = []
+        DemoGenerator(.init(start: firstTimedDay.adding(days: -days), days: days, format: format, seed: 8)).generate { body in
+            bodies.append(body.bytes)
+        }
+        return try ReceiverBodies(bodies: bodies, format: format, held: [])
+    }
+
+    private init(bodies: [[UInt8]], format: PayloadFormat, held: Set<String>) throws {
+        self.format = format
+        var seen = held, inserted: [Int] = [], duplicates: [Int] = []
         for body in bodies {
             var new = 0, again = 0
             for uuid in try Self.uuids(body, format: format) {
@@ -45,6 +68,7 @@ struct ReceiverBodies: Sendable {
         self.bodies = bodies
         self.inserted = inserted
         self.duplicates = duplicates
+        self.held = seen
         distinct = seen.count
     }
 

@@ -21,9 +21,11 @@ enum ServeRun {
     struct LoggedPhases {
         var decode = Timings(), database = Timings(), request = Timings()
 
-        /// Reads the `http.request … status=200` lines of a serve log.
-        init(log: String) {
-            for line in log.split(separator: "\n") where line.contains(" http.request ") && line.contains(" status=200 ") {
+        /// Reads the `http.request … status=200` lines of a serve log (only the `last` ones
+        /// when given: the timed batches after a history).
+        init(log: String, last: Int? = nil) {
+            let lines = log.split(separator: "\n").filter { $0.contains(" http.request ") && $0.contains(" status=200 ") }
+            for line in lines.suffix(last ?? lines.count) {
                 func field(_ name: String) -> Double? {
                     guard let range = line.range(of: " \(name)=") else { return nil }
                     return Double(line[range.upperBound...].prefix { $0 == "." || $0.isNumber })
@@ -42,17 +44,21 @@ enum ServeRun {
         }
     }
 
-    /// Runs `clients` clients against one `serve` over a fresh database; checks every answer,
-    /// the rows each person holds and `verify_rollups`.
-    static func run(_ bodies: ReceiverBodies, clients: Int, cluster: TestCluster) throws -> Outcome {
+    /// Runs `clients` clients against one `serve` over a fresh database, each person first sent
+    /// `history` untimed (then the database vacuumed and analyzed, as autovacuum would have);
+    /// checks every answer, the rows each person holds and `verify_rollups`.
+    static func run(_ bodies: ReceiverBodies, clients: Int, cluster: TestCluster, history: ReceiverBodies? = nil) throws -> Outcome {
         let database = try cluster.freshDatabase(label: "http\(clients)")
         defer { try? dropDatabase(database, cluster: cluster) }
-        return try run(bodies, clients: clients, database: database) { try checkpoint(cluster) }
+        return try run(bodies, clients: clients, database: database, history: history) {
+            if history != nil { try settleDatabase(database) }
+            try checkpoint(cluster)
+        }
     }
 
     /// `run` over a migrated `database` of any server (a Citus coordinator's too); `beforeClock`
-    /// runs once serve is up, right before the clock starts.
-    static func run(_ bodies: ReceiverBodies, clients: Int, database: TestDatabase,
+    /// runs once serve is up and the history sent, right before the clock starts.
+    static func run(_ bodies: ReceiverBodies, clients: Int, database: TestDatabase, history: ReceiverBodies? = nil,
                     beforeClock: () throws -> Void) throws -> Outcome {
         let pool = PostgresPool(connectionString: database.connectionString, maxConnections: 1)
         let tokens = try (0..<clients).map { try TokenStore(pool: pool).create(person: "client\($0 + 1)", label: "bench").token }
@@ -63,6 +69,11 @@ enum ServeRun {
             if log == nil {
                 serve.signal(SIGTERM)
                 _ = serve.wait()
+            }
+        }
+        if let history {
+            for k in 0..<clients {
+                _ = try post(history, port: port, token: tokens[k], receiver: "serve (history)") { _, _ in }
             }
         }
         try beforeClock()

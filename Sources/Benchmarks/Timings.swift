@@ -20,6 +20,9 @@ struct Timings: Sendable {
         return sorted[max(0, min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1))]
     }
 
+    /// The mean batch latency, in milliseconds.
+    var mean: Double { milliseconds.isEmpty ? 0 : milliseconds.reduce(0, +) / Double(milliseconds.count) }
+
     /// `24813 samples/s, p50 38.2 ms, p99 61.0 ms per batch`
     var summary: String {
         String(format: "%6.0f samples/s, p50 %6.1f ms, p99 %6.1f ms per batch", samplesPerSecond, percentile(0.5), percentile(0.99))

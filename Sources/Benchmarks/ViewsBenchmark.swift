@@ -89,7 +89,10 @@ struct ViewsBenchmark {
                      Self.grouped(load.samples), Self.person, load.days, Double(load.days) / 365.25,
                      Self.grouped(load.otherSamples), load.loadSeconds, load.rebuildSeconds))
         let sizes = try connection.query("""
-            SELECT pg_size_pretty(pg_total_relation_size('health_store.samples')),
+            SELECT pg_size_pretty(pg_total_relation_size('health_store.sample_rows') + pg_total_relation_size('health_store.series'))
+                     || format(' (%s bytes a sample with its indexes)',
+                               round((pg_total_relation_size('health_store.sample_rows') + pg_total_relation_size('health_store.series'))::numeric
+                                     / greatest((SELECT count(*) FROM health_store.sample_rows), 1))),
                    pg_size_pretty(pg_total_relation_size('health_store.rollup_source') + pg_total_relation_size('health_store.rollup_day_type')
                                   + pg_total_relation_size('health_store.rollup_day')),
                    (SELECT count(*) FROM health_store.rollup_source), (SELECT count(*) FROM health_store.rollup_day_type),
@@ -187,11 +190,11 @@ struct ViewsBenchmark {
         }
         // Autovacuum would start on the growing table mid-load and hold back what later
         // vacuums may mark all-visible; vacuum it once, after the load, as it would settle.
-        try connection.query("ALTER TABLE health_store.samples SET (autovacuum_enabled = off)")
+        try connection.query("ALTER TABLE health_store.sample_rows SET (autovacuum_enabled = off)")
         let started = ContinuousClock.now
         let counts = try Self.runParallel(jobs, on: connectionString, workers: 2)
         let loadSeconds = Self.seconds(ContinuousClock.now - started)
-        try connection.query("VACUUM ANALYZE health_store.samples")
+        try connection.query("VACUUM ANALYZE health_store.sample_rows")
 
         let rebuildStarted = ContinuousClock.now
         try connection.query("SELECT health_store.rebuild_rollups()")
@@ -199,7 +202,7 @@ struct ViewsBenchmark {
         // The state a running warehouse is in: rollups vacuumed (their visibility map set, so
         // the views read them with index-only scans), statistics current.
         try connection.query("VACUUM ANALYZE")
-        try connection.query("ALTER TABLE health_store.samples RESET (autovacuum_enabled)")
+        try connection.query("ALTER TABLE health_store.sample_rows RESET (autovacuum_enabled)")
 
         let partner = counts.enumerated().filter { jobs[$0.offset].parameters.first != Self.person }.reduce(0) { $0 + $1.element }
         return Load(samples: counts.reduce(0, +) - partner, otherSamples: partner, days: days, lastDay: lastDay,
@@ -434,7 +437,7 @@ struct ViewsBenchmark {
                 let started = ContinuousClock.now
                 try c.query("""
                     SELECT * FROM health_store.store_batch('u', 'http', false, 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')),
-                                                         clock_timestamp())
+                                                         clock_timestamp(), false)
                     """, [envelope, PostgresBinaryText(body)])
                 let ms = Self.seconds(ContinuousClock.now - started) * 1000
                 if isWith { timeWith += ms; perWith.append(ms) } else { timeWithout += ms; perWithout.append(ms) }
@@ -528,17 +531,42 @@ struct ViewsBenchmark {
 
     // MARK: - SQL
 
-    /// Set-based generators of realistic samples, written straight into health_store.samples
-    /// with the payload the app would send (timestamps in the zone's offset).
+    /// Set-based generators of realistic samples, written straight into
+    /// health_store.sample_rows as the write path stores what the app would send (timestamps
+    /// in the zone's offset: every key rebuilt from the columns, no payload kept).
     static let generatorSQL = #"""
         CREATE SCHEMA IF NOT EXISTS bench;
+
+        -- The person's series of a type and source, made on first use.
+        CREATE OR REPLACE FUNCTION bench.series_of(p_person text, p_type text, p_source text)
+        RETURNS integer LANGUAGE plpgsql AS $$
+        DECLARE v integer;
+        BEGIN
+          SELECT k.series INTO v FROM health_store.series k WHERE k.person = p_person AND k.type = p_type AND k.source = p_source;
+          IF v IS NULL THEN
+            -- Two loaders of one person may meet here.
+            PERFORM pg_advisory_xact_lock(hashtext(p_person));
+            SELECT k.series INTO v FROM health_store.series k WHERE k.person = p_person AND k.type = p_type AND k.source = p_source;
+          END IF;
+          IF v IS NULL THEN
+            INSERT INTO health_store.series (person, series, type, source)
+            SELECT p_person, coalesce(max(k.series), 0) + 1, p_type, p_source FROM health_store.series k WHERE k.person = p_person
+            RETURNING series INTO v;
+          END IF;
+          RETURN v;
+        END
+        $$;
+
+        -- Minutes east of UTC of an instant in the session's zone.
+        CREATE OR REPLACE FUNCTION bench.offset_of(t timestamptz) RETURNS smallint
+        LANGUAGE sql STABLE RETURN (extract(timezone FROM t) / 60)::smallint;
 
         CREATE OR REPLACE FUNCTION bench.stream(
           p_person text, p_tz text, p_first date, p_days int,
           p_type text, p_grp text, p_source text, p_unit text, p_per_day float8,
           p_from_h float8, p_span_h float8, p_len_s float8, p_lo float8, p_hi float8, p_round bool)
         RETURNS bigint LANGUAGE plpgsql AS $$
-        DECLARE n bigint;
+        DECLARE n bigint; v_series integer := bench.series_of(p_person, p_type, p_source);
         BEGIN
           PERFORM set_config('TimeZone', p_tz, true);
           WITH t AS (
@@ -550,15 +578,11 @@ struct ViewsBenchmark {
             CROSS JOIN generate_series(0, ceil(p_per_day)::int - 1) i
             WHERE p_per_day >= 1 OR random() < p_per_day
           ), ins AS (
-            INSERT INTO health_store.samples (person, uuid, id, type, grp, kind, source, start_at, end_at, day,
-              value, unit, payload, first_received_at, last_received_at, export_id)
-            SELECT p_person, t.uuid, md5(t.uuid::text) || md5(p_type), p_type, p_grp, 'quantity', p_source,
-                   t.start_at, t.start_at + make_interval(secs => p_len_s), (t.start_at AT TIME ZONE p_tz)::date,
-                   t.value, p_unit,
-                   jsonb_build_object('uuid', upper(t.uuid::text), 'id', md5(t.uuid::text) || md5(p_type), 'type', p_type,
-                     'group', p_grp, 'source', p_source, 'kind', 'quantity', 'value', t.value, 'unit', p_unit,
-                     'start', to_char(t.start_at, 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'),
-                     'end', to_char(t.start_at + make_interval(secs => p_len_s), 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM')),
+            INSERT INTO health_store.sample_rows (person, uuid, id, series, grp, kind, origin, start_at, end_at, day,
+              start_offset, end_offset, value, unit, first_received_at, last_received_at, export_id)
+            SELECT p_person, t.uuid, md5(t.uuid::text) || md5(p_type), v_series,
+                   p_grp, 'quantity', 'healthd', t.start_at, t.start_at + make_interval(secs => p_len_s), (t.start_at AT TIME ZONE p_tz)::date,
+                   bench.offset_of(t.start_at), bench.offset_of(t.start_at + make_interval(secs => p_len_s)), t.value, p_unit,
                    t.start_at + interval '40 minutes', t.start_at + interval '40 minutes', NULL
             FROM t
             RETURNING 1
@@ -571,6 +595,8 @@ struct ViewsBenchmark {
         CREATE OR REPLACE FUNCTION bench.sleep(p_person text, p_tz text, p_first date, p_days int, p_watch text, p_phone text)
         RETURNS bigint LANGUAGE plpgsql AS $$
         DECLARE n bigint;
+          v_watch integer := bench.series_of(p_person, 'HKCategoryTypeIdentifierSleepAnalysis', p_watch);
+          v_phone integer := bench.series_of(p_person, 'HKCategoryTypeIdentifierSleepAnalysis', p_phone);
         BEGIN
           PERFORM set_config('TimeZone', p_tz, true);
           WITH t AS (
@@ -582,16 +608,13 @@ struct ViewsBenchmark {
               SELECT p_watch AS src, k, (ARRAY[3, 4, 3, 5, 3, 2, 3, 5, 4, 3])[k % 10 + 1] AS v, 16 AS len FROM generate_series(0, 29) k
               UNION ALL SELECT p_phone, -1, 0, 500) s
           ), ins AS (
-            INSERT INTO health_store.samples (person, uuid, id, type, grp, kind, source, start_at, end_at, day,
-              value, category_name, payload, first_received_at, last_received_at)
-            SELECT p_person, t.uuid, md5(t.uuid::text) || md5('sleep'), 'HKCategoryTypeIdentifierSleepAnalysis', 'sleep', 'category', t.src,
+            INSERT INTO health_store.sample_rows (person, uuid, id, series, grp, kind, origin, start_at, end_at, day,
+              start_offset, end_offset, value, category_name, first_received_at, last_received_at)
+            SELECT p_person, t.uuid, md5(t.uuid::text) || md5('sleep'),
+                   CASE t.src WHEN p_watch THEN v_watch ELSE v_phone END, 'sleep', 'category', 'healthd',
                    t.start_at, t.start_at + make_interval(mins => t.len), ((t.start_at + make_interval(mins => t.len)) AT TIME ZONE p_tz)::date,
+                   bench.offset_of(t.start_at), bench.offset_of(t.start_at + make_interval(mins => t.len)),
                    t.v, health_store.sleep_stage(t.v),
-                   jsonb_build_object('uuid', upper(t.uuid::text), 'id', md5(t.uuid::text) || md5('sleep'),
-                     'type', 'HKCategoryTypeIdentifierSleepAnalysis', 'group', 'sleep', 'source', t.src, 'kind', 'category',
-                     'value', t.v, 'name', health_store.sleep_stage(t.v),
-                     'start', to_char(t.start_at, 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'),
-                     'end', to_char(t.start_at + make_interval(mins => t.len), 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM')),
                    t.start_at + interval '8 hours', t.start_at + interval '8 hours'
             FROM t WHERE health_store.sleep_stage(t.v) IS NOT NULL
             RETURNING 1
@@ -604,6 +627,8 @@ struct ViewsBenchmark {
         CREATE OR REPLACE FUNCTION bench.workouts(p_person text, p_tz text, p_first date, p_days int, p_watch text)
         RETURNS bigint LANGUAGE plpgsql AS $$
         DECLARE n bigint;
+          v_watch integer := bench.series_of(p_person, 'HKWorkoutTypeIdentifier', p_watch);
+          v_strava integer := bench.series_of(p_person, 'HKWorkoutTypeIdentifier', 'com.strava.stravaride');
         BEGIN
           PERFORM set_config('TimeZone', p_tz, true);
           WITH t AS (
@@ -621,17 +646,14 @@ struct ViewsBenchmark {
               SELECT 'com.strava.stravaride', b.at + interval '2 minutes', 37, NULL, b.dur, round((b.dur * 2.75)::numeric, 1)::float8, NULL
               WHERE d % 30 = 4) w
           ), ins AS (
-            INSERT INTO health_store.samples (person, uuid, id, type, grp, kind, source, start_at, end_at, day,
-              activity_type, activity_name, duration_s, distance_m, energy_kcal, payload, first_received_at, last_received_at)
-            SELECT p_person, t.uuid, md5(t.uuid::text) || md5('workout'), 'HKWorkoutTypeIdentifier', 'workouts', 'workout', t.src,
+            INSERT INTO health_store.sample_rows (person, uuid, id, series, grp, kind, origin, start_at, end_at, day,
+              start_offset, end_offset, activity_type, activity_name, duration_s, distance_m, energy_kcal,
+              first_received_at, last_received_at)
+            SELECT p_person, t.uuid, md5(t.uuid::text) || md5('workout'),
+                   CASE t.src WHEN p_watch THEN v_watch ELSE v_strava END, 'workouts', 'workout', 'healthd',
                    t.at, t.at + make_interval(secs => t.dur), (t.at AT TIME ZONE p_tz)::date,
+                   bench.offset_of(t.at), bench.offset_of(t.at + make_interval(secs => t.dur)),
                    t.act, t.name, t.dur, t.dist, t.kcal,
-                   jsonb_strip_nulls(jsonb_build_object('uuid', upper(t.uuid::text), 'id', md5(t.uuid::text) || md5('workout'),
-                     'type', 'HKWorkoutTypeIdentifier', 'group', 'workouts', 'source', t.src, 'kind', 'workout',
-                     'activityType', t.act, 'activityName', t.name, 'durationSeconds', t.dur, 'distanceMeters', t.dist,
-                     'activeEnergyKilocalories', t.kcal,
-                     'start', to_char(t.at, 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'),
-                     'end', to_char(t.at + make_interval(secs => t.dur), 'YYYY-MM-DD"T"HH24:MI:SS.MSTZH:TZM'))),
                    t.at + interval '1 hour', t.at + interval '1 hour'
             FROM t
             RETURNING 1

@@ -5,7 +5,7 @@ import Harness
 // baseline measured in the same run. Run in release mode:
 //   swift run -c release health-warehouse-bench receiver
 let usage = """
-    usage: health-warehouse-bench receiver|views|ingest|stridee|apple-export|export-limits|ui|mcp|memory|metrics|tls|people|citus [options] [--durability default|fast]
+    usage: health-warehouse-bench receiver|views|ingest|stridee|apple-export|export-limits|ui|mcp|memory|metrics|tls|people|citus|hae [options] [--durability default|fast]
       receiver  1000-sample batches over HTTP through serve vs a bare one-statement upsert of the same
                 bodies, the write path without HTTP and the reference's Node receiver; 1, 2 and 4 clients;
                 then six-hour Stridee rides and 2,000-item wellness batches over HTTP vs StrideeStore
@@ -24,6 +24,8 @@ let usage = """
       people    person export (samples/s, peak RSS) and person delete (seconds) of one person, beside pg_dump of the same rows
       citus     HTTP through serve with 4 clients for 4 persons, and one person's views, on a Citus coordinator
                 (--citus-url URL) vs one PostgreSQL
+      hae       a week of Health Auto Export minute buckets of every metric POSTed to /hae as one body vs the same
+                readings as healthd samples in 1000-sample bodies to /: seconds, serve's peak RSS, day totals compared
       --durability  default: PostgreSQL's own settings (fsync on), what a user runs; fast: fsync off
     """
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -48,6 +50,7 @@ do {
     case "tls": try runTLSBenchmark(arguments, durability: durability)
     case "people": try runPeopleBenchmark(arguments, durability: durability)
     case "citus": try runCitusBenchmark(arguments, durability: durability)
+    case "hae": try runHAEBenchmark(arguments, durability: durability)
     default:
         FileHandle.standardError.write(Data("error: unknown section \(section)\n\(usage)\n".utf8))
         exit(64)

@@ -167,11 +167,14 @@ public struct CLIProcessError: Error, CustomStringConvertible {
 extension CLIProcess {
     /// Starts `serve` on a free loopback port (`--listen 127.0.0.1:0` unless `arguments`
     /// name one) and waits until it listens and, unless `ready` is false, has migrated the
-    /// database (`serve.ready`); returns it with the port it bound.
+    /// database (`serve.ready`); returns it with the port it bound. `binary` runs another
+    /// build's executable instead of this one's (the benchmarks' `--against`).
     public static func startServe(_ arguments: [String], environment: [String: String] = [:],
-                                  timeout: TimeInterval = 120, ready: Bool = true) throws -> (serve: Running, port: Int) {
+                                  timeout: TimeInterval = 120, ready: Bool = true,
+                                  binary: String? = nil) throws -> (serve: Running, port: Int) {
         let listen = arguments.contains("--listen") ? [] : ["--listen", "127.0.0.1:0"]
-        let serve = try start(["serve"] + listen + arguments, environment: environment)
+        let serve = try binary.map { try startProgram($0, ["serve"] + listen + arguments, environment: environment) }
+            ?? start(["serve"] + listen + arguments, environment: environment)
         guard serve.waitForStderr("serve.listening", timeout: timeout),
               let match = serve.stderrSoFar.firstMatch(of: /serve\.listening address=[^ ]*:(\d+)/), let port = Int(match.1),
               !ready || serve.waitForStderr("serve.ready", timeout: timeout) else {

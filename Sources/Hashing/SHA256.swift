@@ -83,3 +83,20 @@ public struct SHA256: ~Copyable {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+extension SHA256 {
+    /// Appends the digest of `bytes` as 64 lowercase hex characters, without an allocation of
+    /// its own (one-shot `EVP_Digest`): a fingerprint per decoded sample.
+    public static func appendHex(of bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest in
+            var length: UInt32 = 0
+            _ = EVP_Digest(bytes.baseAddress, bytes.count, digest.baseAddress, &length, EVP_sha256(), nil)
+            let hex: StaticString = "0123456789abcdef"
+            let digits = UnsafeBufferPointer(start: hex.utf8Start, count: 16)
+            for b in digest {
+                out.append(digits[Int(b >> 4)])
+                out.append(digits[Int(b & 0x0f)])
+            }
+        }
+    }
+}

@@ -127,6 +127,35 @@ struct JSONCursor {
         return start..<offset
     }
 
+    /// Moves past the container (`{…}` or `[…]`) at the cursor by its brackets alone, strings
+    /// respected, without parsing what it holds: a decoder that must see an object's other
+    /// members before reading a large array among them comes back to it with a second cursor,
+    /// which checks its syntax then. Returns the container's range.
+    @discardableResult
+    mutating func skipContainer() throws(StrideePayloadError) -> Range<Int> {
+        skipWhitespace()
+        let start = offset
+        var depth = 0, inString = false, escaped = false
+        while offset < end {
+            let c = b[offset]
+            offset += 1
+            if inString {
+                if escaped { escaped = false } else if c == 0x5C { escaped = true } else if c == 0x22 { inString = false }
+                continue
+            }
+            switch c {
+            case 0x22: inString = true
+            case 0x5B, 0x7B: depth += 1
+            case 0x5D, 0x7D:
+                depth -= 1
+                if depth == 0 { return start..<offset }
+                if depth < 0 { throw syntaxError("unbalanced bracket", at: offset - 1) }
+            default: break
+            }
+        }
+        throw syntaxError("unexpected end of the body inside a container", at: start)
+    }
+
     /// Checks that nothing but whitespace follows the top-level value.
     mutating func finish() throws(StrideePayloadError) {
         skipWhitespace()

@@ -2,15 +2,16 @@ import Foundation
 import FuzzSupport
 import HealthPayload
 
-/// Runs one input through the four decoders and stops the process if any promise is broken:
+/// Runs one input through the five decoders and stops the process if any promise is broken:
 /// a decoder only ever answers `.probe`, batches, or a `PayloadError`; a batch's `samplesJSON`
 /// parses (Foundation, independently) into exactly `validSampleCount` objects with no NUL and no
 /// non-finite number; quarantined raws hold no NUL; the envelope's `jsonText` is a nine-key object.
-/// The Stridee decoders: see `checkStrideeWorkout` and `checkStrideeWellness`. Returns which of
-/// them accepted the input, for the replayer's tally.
+/// The Stridee decoders: see `checkStrideeWorkout` and `checkStrideeWellness`; Health Auto
+/// Export's: `checkHAE`. Returns which of them accepted the input, for the replayer's tally.
 @discardableResult
-func checkOneInput(_ bytes: [UInt8]) -> (workout: Bool, wellness: Bool) {
-    let accepted = (workout: checkStrideeWorkout(bytes), wellness: checkStrideeWellness(bytes))
+func checkOneInput(_ bytes: [UInt8]) -> (workout: Bool, wellness: Bool, hae: Bool) {
+    let accepted = (workout: checkStrideeWorkout(bytes), wellness: checkStrideeWellness(bytes),
+                    hae: checkHAE(bytes, aggregation: nil) && checkHAE(bytes, aggregation: "days"))
     for format in [PayloadFormat.json, .csv] {
         let decoded: DecodedBody
         do {
@@ -104,6 +105,47 @@ func checkStrideeWellness(_ bytes: [UInt8]) -> Bool {
     return true
 }
 
+/// A Health Auto Export decode answers a body or a short `StrideePayloadError`; a body's metric
+/// samples, written out, parse (Foundation, independently) into exactly `metricSampleCount`
+/// objects with no NUL and no non-finite number, each with a uuid, a start not after its end, and
+/// a value of a catalog type within its plausible range; every workout's sample parses likewise
+/// with its streams sorted and its route's columns of one length; the records parse; the
+/// quarantine's positions are distinct and its raws hold no NUL. Returns whether it was accepted.
+@discardableResult
+func checkHAE(_ bytes: [UInt8], aggregation: String?) -> Bool {
+    let body: HAEBody
+    do {
+        body = try HAEDecoder.decode(bytes, aggregation: aggregation)
+    } catch {
+        checkStrideeError(error, "hae")
+        return false
+    }
+    guard let samples = try? JSONSerialization.jsonObject(with: Data(body.samplesJSON(0..<body.metricSampleCount))) as? [[String: Any]],
+          samples.count == body.metricSampleCount, samples.allSatisfy(isPostgresSafe) else {
+        fatalError("hae: samplesJSON is not \(body.metricSampleCount) PostgreSQL-safe objects")
+    }
+    for sample in samples {
+        guard let type = sample["type"] as? String, (sample["uuid"] as? String)?.utf8.count == 36,
+              let start = (sample["start"] as? String).flatMap({ Timestamp($0) }), let end = (sample["end"] as? String).flatMap({ Timestamp($0) }),
+              start.microsecondsSinceEpoch <= end.microsecondsSinceEpoch else { fatalError("hae: sample \(sample)") }
+        if let value = (sample["value"] as? NSNumber)?.doubleValue, sample["kind"] as? String == "quantity",
+           let range = Plausibility.range(of: type), !range.contains(value) { fatalError("hae: implausible \(type) \(value)") }
+    }
+    for workout in body.workouts {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(workout.sampleJSON)) as? [String: Any], isPostgresSafe(object),
+              workout.start.microsecondsSinceEpoch <= workout.end.microsecondsSinceEpoch else { fatalError("hae: workout sample") }
+        for (_, stream) in workout.streams where !zip(stream.times, stream.times.dropFirst()).allSatisfy({ $0 <= $1 }) {
+            fatalError("hae: stream out of order")
+        }
+        let r = workout.route
+        if [r.latitudes.count, r.longitudes.count, r.altitudes.count, r.speeds.count].contains(where: { $0 != r.count }) { fatalError("hae: route") }
+    }
+    guard (try? JSONSerialization.jsonObject(with: Data(body.recordsJSON()))) is [Any] else { fatalError("hae: recordsJSON does not parse") }
+    if Set(body.quarantined.map(\.position)).count != body.quarantined.count { fatalError("hae: quarantine positions repeat") }
+    if body.quarantined.contains(where: { $0.raw.utf8.contains(0) }) { fatalError("hae: quarantined raw holds NUL") }
+    return true
+}
+
 /// A refusal's description is short and not empty; its path is part of it.
 func checkStrideeError(_ error: StrideePayloadError, _ decoder: String) {
     let text = error.description
@@ -133,13 +175,15 @@ struct PayloadFuzzer {
     static func main() throws {
         var workouts = 0
         var wellnessBodies = 0
+        var haeBodies = 0
         let count = try replayFiles(CommandLine.arguments.dropFirst(),
                                     usage: "usage: PayloadFuzzer FILE_OR_FOLDER...  (build with scripts/fuzz-payload.sh to fuzz)") { bytes in
             let accepted = checkOneInput(bytes)
             if accepted.workout { workouts += 1 }
             if accepted.wellness { wellnessBodies += 1 }
+            if accepted.hae { haeBodies += 1 }
         }
-        print("checked \(count) inputs: all invariants hold (\(workouts) accepted as healthkit.v1, \(wellnessBodies) as healthkit.wellness.v1)")
+        print("checked \(count) inputs: all invariants hold (\(workouts) accepted as healthkit.v1, \(wellnessBodies) as healthkit.wellness.v1, \(haeBodies) as Health Auto Export)")
     }
 }
 #endif

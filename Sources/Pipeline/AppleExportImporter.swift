@@ -154,7 +154,7 @@ final class ExportBatchSource: BatchSource {
         var stored = StoredBatch(deliveries: 0, counts: StoreCounts())
         if let delivery = batch.delivery {
             stored.counts = try BatchStore.store(delivery, person: person, origin: .export(path: source.path),
-                                                 bodySHA256: batch.bodySHA256, on: connection)
+                                                 bodySHA256: batch.bodySHA256, deferRollups: true, on: connection)
             stored.deliveries = 1
         }
         var routes = 0

@@ -20,7 +20,8 @@ public struct PersonImportSummary: Sendable, Equatable {
 /// `PersonExporter.maxFileBytes`, nothing stored otherwise). Only the files the manifest lists are
 /// read, each as a regular file inside the folder (no symbolic link on the way), one at a time.
 /// Settings come first (days are right as samples are stored), then the healthd bodies through
-/// the one pipeline (`Ingester`), the Health app's export's samples with their origin, the
+/// the one pipeline (`Ingester`), the Health app's export's and Health Auto Export's samples with
+/// their origin (and the latter's routes, streams and other arrays), the
 /// Stridee workouts (with the body hash first stored, the workout sample's `id`) and wellness,
 /// the activity summaries, the deletion marks, and the settings again (the connection as it was).
 public struct PersonImporter: Sendable {
@@ -34,18 +35,18 @@ public struct PersonImporter: Sendable {
     public func run(person: String, from directory: URL) throws -> PersonImportSummary {
         let files = try Self.checkedManifest(directory)
         let people = PersonStore(pool: pool)
-        let settings = try files.first { $0.kind == "settings" }.map { try Self.read($0, in: directory) }
+        let settings = try files.first { $0.kind == .settings }.map { try Self.read($0, in: directory) }
         if let settings { try people.restoreSettings(settings, person: person) }
         var summary = PersonImportSummary()
         // The healthd bodies the manifest lists, by name (never the folder's other files): none
         // for a person who only has Stridee data.
-        let bodies = files.filter { $0.kind == "healthd" }.map { directory.appendingPathComponent($0.path).path }
+        let bodies = files.filter { $0.kind == .healthd }.map { directory.appendingPathComponent($0.path).path }
         if !bodies.isEmpty {
             let healthd = Ingester(pool: pool, options: IngestOptions(person: person)).run(bodies)
             summary.samples += healthd.samples
             summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
         }
-        for file in files where !["healthd", "settings", "deletions"].contains(file.kind) {
+        for file in files where ![.healthd, .settings, .deletions].contains(file.kind) {
             do {
                 try store(file, bytes: try Self.read(file, in: directory), person: person, into: &summary)
             } catch {
@@ -53,7 +54,7 @@ public struct PersonImporter: Sendable {
             }
         }
         // Marks last: every sample they name is held by now (a Stridee workout's own sample too).
-        if let deletions = try files.first(where: { $0.kind == "deletions" }).map({ try Self.read($0, in: directory) }) {
+        if let deletions = try files.first(where: { $0.kind == .deletions }).map({ try Self.read($0, in: directory) }) {
             try pool.withTransaction { connection in
                 try connection.query("SELECT health_store.restore_deletions($1, $2::jsonb)", [person, PostgresBinaryText(deletions)])
             }
@@ -65,31 +66,39 @@ public struct PersonImporter: Sendable {
     /// Stores one file of a kind other than `healthd` and `settings`.
     func store(_ file: PersonExportFile, bytes: [UInt8], person: String, into summary: inout PersonImportSummary) throws {
         switch file.kind {
-        case "apple-export":
+        case .appleExport, .hae:
             guard case .batches(let batches) = try PayloadDecoder.decode(json: bytes) else { return }
-            let counts = try BatchStore(pool: pool).store(batches.map(Self.keepingAll), person: person, origin: .export(path: file.path),
+            let origin: DeliveryOrigin = file.kind == .hae ? .hae(path: file.path) : .export(path: file.path)
+            let counts = try BatchStore(pool: pool).store(batches.map(Self.keepingAll), person: person, origin: origin,
                                                           bodySHA256: SHA256.hash(bytes))
             summary.samples += counts.samples
-        case "workout":
+        case .haeRecords:
+            let body = try HAEDecoder.decode(bytes, aggregation: nil)
+            _ = try HAEStore.store(body, person: person, bodySHA256: SHA256.hash(bytes), pool: pool)
+        case .haeStream:
+            try pool.withTransaction { connection in
+                try connection.query("SELECT health_store.restore_stream($1, $2::jsonb)", [person, PostgresBinaryText(bytes)])
+            }
+        case .workout:
             let workout = try StrideeDecoder.decodeWorkout(bytes)
             let stored = file.storedSHA256.flatMap(Self.bytes(hex:)) ?? SHA256.hash(bytes)
             _ = try StrideeStore(pool: pool).storeWorkout(workout, person: person, connect: true, bodySHA256: stored)
             summary.workouts += 1
-        case "apple-export-route":
+        case .appleExportRoute, .haeRoute:
             try pool.withTransaction { connection in
                 try connection.query("SELECT health_store.restore_route($1, $2::jsonb)", [person, PostgresBinaryText(bytes)])
             }
-        case "wellness":
+        case .wellness:
             let items = try StrideeDecoder.decodeWellness(bytes)
             summary.wellnessItems += try StrideeStore(pool: pool).storeWellness(items, person: person, connect: true).stored
-        case "activity-summaries":
+        case .activitySummaries:
             try pool.withTransaction { connection in
                 try connection.query("SELECT health_store.lock_person($1)", [person])
                 try ExportStore.storeActivitySummaries(bytes, person: person, on: connection)
             }
             summary.activitySummaries += file.items
-        default:
-            throw PersonExportError.badManifest("unknown kind \"\(file.kind)\"")
+        case .healthd, .settings, .deletions:
+            return  // read by `import` itself, before and after the others
         }
     }
 
@@ -124,9 +133,12 @@ public struct PersonImporter: Sendable {
             throw PersonExportError.badManifest("not a \(PersonExporter.format) manifest")
         }
         let files = try listed.map { entry in
-            guard let kind = entry["kind"] as? String, let path = entry["path"] as? String, let sha = entry["sha256"] as? String,
+            guard let name = entry["kind"] as? String, let path = entry["path"] as? String, let sha = entry["sha256"] as? String,
                   ListedFile.isInside(path) else {
                 throw PersonExportError.badManifest("a file entry lacks kind, path or sha256, or leaves the folder")
+            }
+            guard let kind = PersonFileKind(rawValue: name) else {
+                throw PersonExportError.badManifest("unknown kind \"\(name)\" (\(path))")
             }
             return PersonExportFile(kind: kind, path: path, items: entry["items"] as? Int ?? 0, sha256: sha,
                                     storedSHA256: entry["stored_sha256"] as? String)

@@ -285,7 +285,7 @@ public final class PostgresConnection: @unchecked Sendable {
             throw error
         }
         guard outcome.commandTag == "COMMIT" else {
-            throw PostgresError(kind: .server, sqlState: "25P02",
+            throw PostgresError(kind: .server, sqlState: SQLState.inFailedTransaction,
                                 message: "COMMIT rolled the transaction back (\(outcome.commandTag)): a statement inside it had failed")
         }
     }

@@ -66,14 +66,14 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
             // (disk full, out of memory, too many connections), 57 operator intervention
             // (shutdown, and 57014 a statement_timeout), 58 system error (I/O), 25006 read-only
             // transaction, 55P03 a lock_timeout.
-            return ["08", "40", "53", "57", "58"].contains(String(state.prefix(2))) || state == "25006" || isTimeout
+            return SQLState.troubleClasses.contains(String(state.prefix(2))) || state == SQLState.readOnlyTransaction || isTimeout
         }
     }
 
     /// True for a writer session's `lock_timeout` (55P03, lock_not_available) or
     /// `statement_timeout` (57014, query_canceled): the database is busy, not broken.
     public var isTimeout: Bool {
-        kind == .server && (sqlState == "55P03" || sqlState == "57014")
+        kind == .server && (sqlState == SQLState.lockNotAvailable || sqlState == SQLState.queryCanceled)
     }
 
     public var description: String {

@@ -67,6 +67,10 @@ public final class Receiver: Sendable {
             body = (who, route.maxBodyBytes, { [self] bytes, timing in
                 receiveStridee(bytes, person: who, route: route, method: method, timing: &timing)
             })
+        case .readHAEBody(let who, let aggregation):
+            body = (who, configuration.maxHAEBodyBytes, { [self] bytes, timing in
+                receiveHAE(bytes, person: who, aggregation: aggregation, timing: &timing)
+            })
         }
         let headNanoseconds = DispatchTime.now().uptimeNanoseconds - started
         return .accept(maxBodyBytes: body.limit) { [self] request in
@@ -99,13 +103,19 @@ public final class Receiver: Sendable {
         case readBody(person: String, format: PayloadFormat)
         /// A Stridee request of `person` on `route` (docs/stridee.md): read its body.
         case readStrideeBody(person: String, route: StrideeRoute, method: String)
+        /// A Health Auto Export body of `person`, grouped as its `automation-aggregation` header says.
+        case readHAEBody(person: String, aggregation: String?)
     }
 
     func decide(_ head: HTTPRequestHead, person: inout String?) -> HeadOutcome {
         let method = head.method.uppercased()
         guard ready.load(ordering: .sequentiallyConsistent) else { return .answer(.migrating) }
         do {
-            // The Stridee paths first: every other path keeps the healthd rules below.
+            // Health Auto Export's path and the Stridee paths first: every other path keeps the
+            // healthd rules below.
+            if head.path == Self.haePath {
+                return try decideHAE(head, method: method, person: &person)
+            }
             if let route = StrideeRoute.match(head.path) {
                 return try decideStridee(head, route: route, method: method, person: &person)
             }
@@ -126,18 +136,25 @@ public final class Receiver: Sendable {
                     return .answer(.methodNotAllowed(allow: ["POST"]))
                 }
             }
-            guard method == "POST" else { return .answer(.methodNotAllowed(allow: ["POST"])) }
-            switch try authenticate(head.headers) {
-            case .missingOrWrong: return .answer(.unauthorized)
-            case .forwardedWithoutTokens: return .answer(.forwardedWithoutTokens)
-            case .person(let who):
-                person = who
-                let contentType = head.headers["Content-Type"]
-                guard let format = Self.format(of: contentType) else { return .answer(.unsupportedMediaType(contentType)) }
-                return .readBody(person: who, format: format)
-            }
+            if let refusal = try refusePOST(head, method: method, person: &person) { return .answer(refusal) }
+            let contentType = head.headers["Content-Type"]
+            guard let format = Self.format(of: contentType) else { return .answer(.unsupportedMediaType(contentType)) }
+            return .readBody(person: person!, format: format)
         } catch {
             return .answer(.failed(error))
+        }
+    }
+
+    /// What refuses a batch `POST` by its method and credential (`405`, `401`), or nil with
+    /// `person` set to the credential's person.
+    func refusePOST(_ head: HTTPRequestHead, method: String, person: inout String?) throws -> ReceiverOutcome? {
+        guard method == "POST" else { return .methodNotAllowed(allow: ["POST"]) }
+        switch try authenticate(head.headers) {
+        case .missingOrWrong: return .unauthorized
+        case .forwardedWithoutTokens: return .forwardedWithoutTokens
+        case .person(let who):
+            person = who
+            return nil
         }
     }
 
@@ -176,6 +193,7 @@ public final class Receiver: Sendable {
         let ms = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
         var counts = StoreCounts()
         if case .stored(let stored) = outcome { counts = stored }
+        if case .haeStored(let stored) = outcome { counts = stored.samples }
         Log.event("http.request", [
             "method": method, "path": path, "status": status, "person": person ?? "-",
             "samples": counts.samples, "inserted": counts.inserted, "duplicates": counts.duplicates,

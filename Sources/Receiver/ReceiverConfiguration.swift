@@ -1,11 +1,16 @@
+import HealthPayload
+
 /// How the receiver checks credentials.
 public struct ReceiverConfiguration: Sendable {
     /// The header carrying the credential. With `Authorization` the whole value must be
     /// `Bearer <token>`; with any other name the whole value is the token.
     public var authHeader: String
+    /// The largest Health Auto Export body `POST /hae` reads (`--max-hae-body`); larger is `413`.
+    public var maxHAEBodyBytes: Int
 
-    public init(authHeader: String = "Authorization") {
+    public init(authHeader: String = "Authorization", maxHAEBodyBytes: Int = HAEDecoder.defaultMaxBodyBytes) {
         self.authHeader = authHeader
+        self.maxHAEBodyBytes = maxHAEBodyBytes
     }
 
     /// The token in a header value, or nil when the value is not of the expected shape.

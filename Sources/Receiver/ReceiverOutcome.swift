@@ -16,7 +16,8 @@ enum ReceiverOutcome {
     case methodNotAllowed(allow: [String])
     case unauthorized
     case forwardedWithoutTokens
-    case unsupportedMediaType(String?)
+    /// A content type the path does not take; `accepted` names those it does.
+    case unsupportedMediaType(String?, accepted: String = "application/json or text/csv")
     case rejected(PayloadError)
     case failed(any Error)
     // The Stridee endpoints (docs/stridee.md).
@@ -36,6 +37,12 @@ enum ReceiverOutcome {
     case wrongAccount
     /// A Stridee body refused by its decoder, naming the field.
     case strideeRejected(StrideePayloadError)
+    // Health Auto Export (`POST /hae`).
+    /// A body stored: its counts and workouts.
+    case haeStored(HAECounts)
+    /// A body that is not `{"data": {…}}` with arrays (or a grouping header the app never
+    /// sends), naming the JSON path.
+    case haeRejected(StrideePayloadError)
 
     /// The one place an outcome becomes an HTTP answer (docs/receiver.md, "Answers"). Payload problems are
     /// 4xx and never retried by the app; our trouble is 5xx so the app keeps the batch.
@@ -63,8 +70,8 @@ enum ReceiverOutcome {
             return .json(status: 401, Self.error(
                 "this request came through a reverse proxy (it carries Forwarded, Via, X-Forwarded-…, X-Real-IP or the like) and no token exists: "
                     + "mint one with `health-warehouse token create --person NAME` and send it with every request"))
-        case .unsupportedMediaType(let type):
-            return .json(status: 415, Self.error("Content-Type must be application/json or text/csv, got \(type ?? "none")"))
+        case .unsupportedMediaType(let type, let accepted):
+            return .json(status: 415, Self.error("Content-Type must be \(accepted), got \(type ?? "none")"))
         case .rejected(let error):
             return .json(status: 400, Self.error(error.message))
         case .workoutAccepted(let uuid):
@@ -84,6 +91,10 @@ enum ReceiverOutcome {
         case .strideeRejected(let error):
             // More items than a batch may hold is a size limit, like a body too large.
             return .json(status: error.reason == .tooManyItems ? 413 : 400, Self.error(error.description))
+        case .haeStored(let counts):
+            return .json(status: 200, counts.jsonText)
+        case .haeRejected(let error):
+            return .json(status: 400, Self.error(error.description))
         case .failed(let error):
             if let postgres = error as? PostgresError, postgres.isTimeout {
                 // A writer waited past its lock_timeout (55P03) or statement_timeout (57014):
@@ -103,7 +114,7 @@ enum ReceiverOutcome {
         case .migrating: return .migrating
         case .failed(let error):
             guard let postgres = error as? PostgresError else { return .internalError }
-            if postgres.isTimeout { return postgres.sqlState == "55P03" ? .lockTimeout : .statementTimeout }
+            if postgres.isTimeout { return postgres.sqlState == SQLState.lockNotAvailable ? .lockTimeout : .statementTimeout }
             return postgres.isTransient ? .databaseDown : .internalError
         default: return nil
         }

@@ -5,15 +5,17 @@ public enum RouteFamily: String, Sendable, CaseIterable {
     case strideeWorkout = "stridee_workout"
     case strideeWellness = "stridee_wellness"
     case strideeConnection = "stridee_connection"
+    case hae
     case stats
     case healthz
     case ui
     case other
 
-    /// The family of a request: the page under `/ui`, the Stridee paths, `GET /healthz` and
-    /// `GET /stats`, any other `POST` a healthd batch, anything else `other`.
+    /// The family of a request: the page under `/ui`, Health Auto Export's `/hae`, the Stridee
+    /// paths, `GET /healthz` and `GET /stats`, any other `POST` a healthd batch, anything else `other`.
     public static func of(method: String, path: String) -> RouteFamily {
         if path == "/ui" || path.hasPrefix("/ui/") { return .ui }
+        if path == Receiver.haePath { return .hae }
         if let route = StrideeRoute.match(path) {
             switch route.endpoint {
             case .workouts: return .strideeWorkout
@@ -35,7 +37,7 @@ public enum RouteFamily: String, Sendable, CaseIterable {
     /// Whether an answer here that stored nothing is a refusal (the ways in and `/stats`).
     var countsRefusals: Bool {
         switch self {
-        case .healthd, .strideeWorkout, .strideeWellness, .strideeConnection, .stats: return true
+        case .healthd, .strideeWorkout, .strideeWellness, .strideeConnection, .hae, .stats: return true
         case .healthz, .ui, .other: return false
         }
     }
@@ -47,6 +49,7 @@ public enum SampleWay: String, Sendable, CaseIterable {
     case healthdCSV = "healthd_csv"
     case strideeWorkout = "stridee_workout"
     case strideeWellness = "stridee_wellness"
+    case hae
 }
 
 /// What became of a sample, the `outcome` label.

@@ -8,7 +8,7 @@ import Postgres
 ///   lose its last commits, but the ledger row of a file commits with the file's last batch,
 ///   so the ledger forgets exactly what was lost and the next run stores it again.
 /// - The rollups are refreshed once, just before commit, for every key the batches touched
-///   (`health_warehouse.defer_rollups` defers them, `health_store.flush_rollups` does them:
+///   (each batch is stored with `deferRollups`, `health_store.flush_rollups` does them:
 ///   migrations/repeatable/25_rollup_upkeep.sql): the views are right whenever a transaction
 ///   commits, as with one batch per transaction.
 /// - Each step runs in a savepoint of its own, so a batch that fails is undone alone and the
@@ -34,7 +34,6 @@ public final class BatchGroup {
         try connection.query("BEGIN")
         do {
             try connection.query("SET LOCAL synchronous_commit = off")
-            try connection.query("SELECT set_config('health_warehouse.defer_rollups', 'on', true)")
         } catch {
             connection.rollbackQuietly()
             throw error

@@ -10,19 +10,23 @@ public enum DeliveryOrigin: Sendable, Equatable {
     case file(path: String)
     /// A batch of the Health app's export read by `import-apple-health`, with the export's path.
     case export(path: String)
+    /// Health Auto Export's samples as `person export` wrote them (healthd's shape), with the
+    /// file's path: they keep their origin (a body the app sends goes through `HAEStore`).
+    case hae(path: String)
 
     var name: String {
         switch self {
         case .http: return "http"
         case .file: return "file"
         case .export: return "export"
+        case .hae: return "hae"
         }
     }
 
     var path: String? {
         switch self {
         case .http: return nil
-        case .file(let path), .export(let path): return path
+        case .file(let path), .export(let path), .hae(let path): return path
         }
     }
 
@@ -114,14 +118,17 @@ public struct BatchStore: Sendable {
     }
 
     /// Stores one batch on a connection, inside the caller's transaction if one is open; the
-    /// batch is received now, by this process's clock.
+    /// batch is received now, by this process's clock. `deferRollups` is for a `BatchGroup`: the
+    /// rollups wait for its commit (`health_store.flush_rollups`).
     public static func store(_ batch: Batch, person: String, origin: DeliveryOrigin, bodySHA256: [UInt8],
-                             holdingCredential: Bool = false, on connection: PostgresConnection) throws -> StoreCounts {
+                             holdingCredential: Bool = false, deferRollups: Bool = false,
+                             on connection: PostgresConnection) throws -> StoreCounts {
         let row = try connection.query("""
             SELECT samples, inserted, duplicates, replaced, quarantined, matched
-            FROM health_store.store_batch($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, $9, $10::timestamptz)
+            FROM health_store.store_batch($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::jsonb, $9, $10::timestamptz, $11)
             """, [person, origin.name, holdingCredential, origin.format(of: batch), origin.path, batch.envelope.jsonText,
-                  PostgresBinaryText(batch.samplesJSON), quarantineJSON(batch.quarantined), PostgresBytea(bodySHA256), Date()])
+                  PostgresBinaryText(batch.samplesJSON), quarantineJSON(batch.quarantined), PostgresBytea(bodySHA256), Date(),
+                  deferRollups])
         guard let first = row.first else { return StoreCounts() }
         return StoreCounts(samples: try first.decode(0), inserted: try first.decode(1), duplicates: try first.decode(2),
                            replaced: try first.decode(3), quarantined: try first.decode(4), matched: try first.decode(5))

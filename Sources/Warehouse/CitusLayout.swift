@@ -17,7 +17,7 @@ public enum CitusLayout {
     /// The functions clients call with a person, by signature, and the argument that names the
     /// person: a call of one of them alone in its transaction runs on that person's worker.
     static let delegated: [(signature: String, personArgument: String)] = [
-        ("health_store.store_batch(text, text, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz)", "p_person"),
+        ("health_store.store_batch(text, health_store.delivery_origin, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz, boolean)", "p_person"),
         ("health_store.store_workout(text, boolean, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz)", "p_person"),
         ("health_store.store_wellness(text, boolean, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz)", "p_person"),
         ("health_store.set_connection(text, boolean, boolean, timestamptz)", "p_person"),
@@ -121,16 +121,24 @@ public enum CitusLayout {
     }
 
     /// The tables of health_store that the views of schema health read (through their rewrite
-    /// rules, views on views included), tokens aside: names of plain identifiers only.
+    /// rules, and the rules of the views of health_store they read in turn), tokens aside: names
+    /// of plain identifiers only.
     public static var viewTablesQuery: String {
         let references = referenceWithPerson.map { "'\($0)'" }.joined(separator: ", ")
         return """
+            WITH RECURSIVE read (oid) AS (
+              SELECT v.oid FROM pg_class v JOIN pg_namespace vn ON vn.oid = v.relnamespace AND vn.nspname = 'health'
+              WHERE v.relkind = 'v'
+              UNION
+              SELECT d.refobjid
+              FROM read x
+              JOIN pg_class v ON v.oid = x.oid AND v.relkind = 'v'
+              JOIN pg_rewrite r ON r.ev_class = v.oid
+              JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid AND d.refclassid = 'pg_class'::regclass
+            )
             SELECT DISTINCT c.relname
-            FROM pg_rewrite r
-            JOIN pg_class v ON v.oid = r.ev_class
-            JOIN pg_namespace vn ON vn.oid = v.relnamespace AND vn.nspname = 'health'
-            JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid AND d.refclassid = 'pg_class'::regclass
-            JOIN pg_class c ON c.oid = d.refobjid AND c.relkind = 'r'
+            FROM read x
+            JOIN pg_class c ON c.oid = x.oid AND c.relkind = 'r'
             JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'health_store'
             WHERE c.relname NOT IN (\(references)) AND c.relname ~ '^[a-z_][a-z0-9_]*$'
             ORDER BY 1

@@ -144,7 +144,7 @@ public struct Migrator: Sendable {
                 return try connection.withTransaction { try apply($0) }
             } catch let busy as LocksBusy {
                 try reportWait(busy, on: connection, retryIn: pause)
-            } catch MigrationError.failed(let file, let error) where error.sqlState == "55P03" || error.sqlState == "40P01" {
+            } catch MigrationError.failed(let file, let error) where error.sqlState == SQLState.lockNotAvailable || error.sqlState == SQLState.deadlockDetected {
                 try reportWait(LocksBusy(during: file), on: connection, retryIn: pause)
             }
             let resume = DispatchTime.now().uptimeNanoseconds + UInt64(pause * 1e9)
@@ -235,7 +235,8 @@ public struct Migrator: Sendable {
         if !names.isEmpty {
             do {
                 try conn.execute(script: "LOCK TABLE " + names.joined(separator: ", ") + " IN ACCESS EXCLUSIVE MODE")
-            } catch let error as PostgresError where error.sqlState == "57014" || error.sqlState == "55P03" || error.sqlState == "40P01" {
+            } catch let error as PostgresError where error.sqlState == SQLState.queryCanceled || error.sqlState == SQLState.lockNotAvailable
+                        || error.sqlState == SQLState.deadlockDetected {
                 throw LocksBusy(during: nil)
             }
         }

@@ -2,14 +2,39 @@ import Foundation
 import Hashing
 import Postgres
 
+/// What a file of a person's export holds, and so what reads it back (its `kind` in
+/// `manifest.json`).
+public enum PersonFileKind: String, Sendable, CaseIterable {
+    /// A healthd v1 body (`ingest`).
+    case healthd
+    /// A healthd v1 body of samples that came from the Health app's export.
+    case appleExport = "apple-export"
+    /// A route that came with the Health app's export, as stored.
+    case appleExportRoute = "apple-export-route"
+    /// A healthd v1 body of Health Auto Export's samples.
+    case hae
+    /// A route Health Auto Export brought, as stored.
+    case haeRoute = "hae-route"
+    /// A stream Health Auto Export brought, as stored.
+    case haeStream = "hae-stream"
+    /// A Health Auto Export body of its other arrays' items.
+    case haeRecords = "hae-records"
+    /// A Stridee `healthkit.v1` body.
+    case workout
+    /// A `healthkit.wellness.v1` body.
+    case wellness
+    /// The activity summaries.
+    case activitySummaries = "activity-summaries"
+    /// The marks a reconciliation made, and the reconciliations.
+    case deletions
+    /// The person's settings.
+    case settings
+}
+
 /// A file of a person's export, as `manifest.json` lists it.
 public struct PersonExportFile: Sendable, Equatable {
-    /// What it holds and what reads it back: `healthd` (a healthd v1 body: `ingest`), `apple-export`
-    /// (a healthd v1 body of samples that came from the Health app's export), `apple-export-route`
-    /// (a route that came with it, as stored), `workout` (a Stridee
-    /// `healthkit.v1` body), `wellness` (a `healthkit.wellness.v1` body), `activity-summaries`, `deletions` (the marks a
-    /// reconciliation made, and the reconciliations), `settings`.
-    public var kind: String
+    /// What it holds and what reads it back.
+    public var kind: PersonFileKind
     /// The path under the export's folder.
     public var path: String
     /// Samples, items or summaries in it (1 for a workout or the settings).
@@ -19,7 +44,7 @@ public struct PersonExportFile: Sendable, Equatable {
     /// A workout's body SHA-256 as first stored (the workout sample's `id`), hex; nil otherwise.
     public var storedSHA256: String?
 
-    public init(kind: String, path: String, items: Int, sha256: String, storedSHA256: String? = nil) {
+    public init(kind: PersonFileKind, path: String, items: Int, sha256: String, storedSHA256: String? = nil) {
         self.kind = kind
         self.path = path
         self.items = items
@@ -87,7 +112,7 @@ public struct PersonExporter: Sendable {
             try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             let writer = FolderWriter(directory: directory)
             var files = try PersonExportQueries.write(person: person, on: connection, into: writer)
-            files.append(try writer.write("settings.json", kind: "settings", items: 1,
+            files.append(try writer.write("settings.json", kind: .settings, items: 1,
                                           Array(try PersonStore(pool: pool).settingsJSON(person, on: connection).utf8)))
             try writer.writeManifest(person: person, files: files)
             return files
@@ -113,7 +138,7 @@ struct FolderWriter {
     let directory: URL
 
     /// Writes `bytes` to `path` (its folder made on first use) and describes the file.
-    func write(_ path: String, kind: String, items: Int, _ bytes: [UInt8], storedSHA256: String? = nil) throws -> PersonExportFile {
+    func write(_ path: String, kind: PersonFileKind, items: Int, _ bytes: [UInt8], storedSHA256: String? = nil) throws -> PersonExportFile {
         guard bytes.count <= PersonExporter.maxFileBytes else { throw PersonExportError.tooLarge(path, bytes: bytes.count) }
         let url = directory.appendingPathComponent(path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
@@ -126,9 +151,9 @@ struct FolderWriter {
     /// `manifest.json`: the format, the person, the counts per kind and every file with its SHA-256.
     func writeManifest(person: String, files: [PersonExportFile]) throws {
         var counts: [String: Int] = [:]
-        for file in files { counts[file.kind, default: 0] += file.items }
+        for file in files { counts[file.kind.rawValue, default: 0] += file.items }
         let listed: [[String: Any]] = files.map { file in
-            var entry: [String: Any] = ["kind": file.kind, "path": file.path, "items": file.items, "sha256": file.sha256]
+            var entry: [String: Any] = ["kind": file.kind.rawValue, "path": file.path, "items": file.items, "sha256": file.sha256]
             if let stored = file.storedSHA256 { entry["stored_sha256"] = stored }
             return entry
         }

@@ -4,8 +4,9 @@ import Postgres
 /// The reads of `person export`, each streamed row by row inside the exporter's snapshot: one
 /// row is one file's body, built by PostgreSQL from the stored rows as they are.
 enum PersonExportQueries {
-    /// healthd v1 bodies of the samples healthd and the Health app's export brought (a Stridee
-    /// workout's own sample comes back with its body): per origin and exportId, in start order,
+    /// healthd v1 bodies of the samples healthd, the Health app's export and Health Auto Export
+    /// brought (a Stridee workout's own sample comes back with its body): per origin and
+    /// exportId, in start order,
     /// `samplesPerBody` to a body — fewer when their payloads take `storedBytesPerBody` as stored
     /// ($3): the body is cut where either count runs over — each sample's stored payload as it
     /// is. (A sample written without an exportId, which no way in does, goes under the nil UUID.)
@@ -14,7 +15,7 @@ enum PersonExportQueries {
           SELECT s.origin, s.export_id, s.payload, s.uuid, s.start_at, s.end_at,
                  (row_number() OVER run - 1) / $2 AS by_count, (sum(pg_column_size(s.payload)) OVER run - 1) / $3 AS by_size
           FROM health_store.samples s
-          WHERE s.person = $1 AND s.origin IN ('healthd', 'export')
+          WHERE s.person = $1 AND s.origin IN ('healthd', 'export', 'hae')
           WINDOW run AS (PARTITION BY s.origin, s.export_id ORDER BY s.start_at, s.uuid)
         ), cut AS (
           SELECT n.origin, n.export_id, n.by_count, n.by_size, count(*) AS samples, min(n.start_at) AS first_start,
@@ -37,7 +38,7 @@ enum PersonExportQueries {
           'occasionStart', health_store.reference_stamp(date_trunc('second', s.run_start)),
           'occasionEnd', health_store.reference_stamp(date_trunc('second', s.run_end) + interval '1 second'),
           'samples', s.payloads)::text
-        FROM stamped s ORDER BY s.origin COLLATE "C" DESC, s.export_id, s.chunk
+        FROM stamped s ORDER BY s.origin::text COLLATE "C" DESC, s.export_id, s.chunk
         """
 
     /// `healthkit.v1` bodies of the Stridee workouts: the header as sent, each stream as
@@ -71,11 +72,33 @@ enum PersonExportQueries {
         ORDER BY w.start_at, w.uuid
         """
 
-    /// The routes the Health app's export brought (of workouts that are samples), one row each
-    /// as stored, without the person: `health_store.restore_route` takes it back.
-    static let exportRoutes = """
-        SELECT r.uuid::text, (to_jsonb(r) - 'person')::text
-        FROM health_store.workout_routes r WHERE r.person = $1 AND r.origin = 'export' ORDER BY r.uuid
+    /// The routes the Health app's export and Health Auto Export brought (of workouts that are
+    /// samples), one row each as stored, without the person: `health_store.restore_route` takes it back.
+    static let storedRoutes = """
+        SELECT r.uuid::text, (to_jsonb(r) - 'person')::text, r.origin::text
+        FROM health_store.workout_routes r WHERE r.person = $1 AND r.origin IN ('export', 'hae') ORDER BY r.origin, r.uuid
+        """
+
+    /// The streams of workouts without a Stridee body (Health Auto Export's heart rate, power and
+    /// cadence), one row each as stored, without the person: `health_store.restore_stream` takes it back.
+    static let haeStreams = """
+        SELECT s.uuid::text || '-' || s.stream, (to_jsonb(s) - 'person')::text
+        FROM health_store.workout_streams s
+        WHERE s.person = $1
+          AND NOT EXISTS (SELECT 1 FROM health_store.stridee_workouts b WHERE b.person = s.person AND b.uuid = s.uuid)
+        ORDER BY s.uuid, s.stream
+        """
+
+    /// Health Auto Export bodies of the items of its other arrays (`health.hae_records`),
+    /// `itemsPerBody` to a body: `{"data": {"symptoms": [...], ...}}`, each item as held.
+    static let haeRecords = """
+        SELECT sum(y.n)::integer, json_build_object('data', json_object_agg(y.kind, y.items))::text
+        FROM (SELECT x.chunk, x.kind, count(*) AS n, json_agg(x.item ORDER BY x.item_sha256) AS items
+              FROM (SELECT r.kind, r.item, r.item_sha256,
+                           (row_number() OVER (ORDER BY r.kind COLLATE "C", r.item_sha256) - 1) / $2 AS chunk
+                    FROM health_store.hae_records r WHERE r.person = $1) x
+              GROUP BY x.chunk, x.kind) y
+        GROUP BY y.chunk ORDER BY y.chunk
         """
 
     /// `healthkit.wellness.v1` bodies: each item as sent, `itemsPerBody` to a body, fewer when
@@ -99,8 +122,9 @@ enum PersonExportQueries {
     /// Every statement `write` streams, with its parameters for `person` (the Citus test holds
     /// each to one task).
     static func statements(person: String) -> [(sql: String, parameters: [(any PostgresBindable)?])] {
-        [(sampleBodies, [person, PersonExporter.samplesPerBody]), (workoutBodies, [person]), (exportRoutes, [person]),
-         (wellnessBodies, [person, PersonExporter.itemsPerBody]), (activitySummaries, [person])]
+        [(sampleBodies, [person, PersonExporter.samplesPerBody, PersonExporter.storedBytesPerBody]), (workoutBodies, [person]),
+         (storedRoutes, [person]), (haeStreams, [person]), (haeRecords, [person, PersonExporter.itemsPerBody]),
+         (wellnessBodies, [person, PersonExporter.itemsPerBody, PersonExporter.storedBytesPerBody]), (activitySummaries, [person])]
     }
 
     /// Writes every file but the settings and the manifest.
@@ -109,28 +133,40 @@ enum PersonExportQueries {
         var bodies = 0
         try stream(sampleBodies, [person, PersonExporter.samplesPerBody, PersonExporter.storedBytesPerBody], on: connection) { row in
             bodies += 1
-            let kind = row[0] == "export" ? "apple-export" : "healthd"
-            files.append(try writer.write(String(format: "\(kind)/%06d.json", bodies), kind: kind, items: try row.decode(1),
+            let kind: PersonFileKind = row[0] == "export" ? .appleExport : row[0] == "hae" ? .hae : .healthd
+            files.append(try writer.write(String(format: "\(kind.rawValue)/%06d.json", bodies), kind: kind, items: try row.decode(1),
                                           Array(try row.decode(2, as: String.self).utf8)))
         }
         try stream(workoutBodies, [person], on: connection) { row in
-            files.append(try writer.write("workouts/\(try row.decode(0, as: String.self)).json", kind: "workout", items: 1,
+            files.append(try writer.write("workouts/\(try row.decode(0, as: String.self)).json", kind: .workout, items: 1,
                                           Array(try row.decode(2, as: String.self).utf8), storedSHA256: row[1]))
         }
-        try stream(exportRoutes, [person], on: connection) { row in
-            files.append(try writer.write("apple-export/routes/\(try row.decode(0, as: String.self)).json", kind: "apple-export-route",
+        try stream(storedRoutes, [person], on: connection) { row in
+            let folder = row[2] == "hae" ? "hae" : "apple-export"
+            files.append(try writer.write("\(folder)/routes/\(try row.decode(0, as: String.self)).json",
+                                          kind: row[2] == "hae" ? .haeRoute : .appleExportRoute,
                                           items: 1, Array(try row.decode(1, as: String.self).utf8)))
+        }
+        try stream(haeStreams, [person], on: connection) { row in
+            files.append(try writer.write("hae/streams/\(try row.decode(0, as: String.self)).json", kind: .haeStream,
+                                          items: 1, Array(try row.decode(1, as: String.self).utf8)))
+        }
+        bodies = 0
+        try stream(haeRecords, [person, PersonExporter.itemsPerBody], on: connection) { row in
+            bodies += 1
+            files.append(try writer.write(String(format: "hae/records/%06d.json", bodies), kind: .haeRecords, items: try row.decode(0),
+                                          Array(try row.decode(1, as: String.self).utf8)))
         }
         bodies = 0
         try stream(wellnessBodies, [person, PersonExporter.itemsPerBody, PersonExporter.storedBytesPerBody], on: connection) { row in
             bodies += 1
-            files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: "wellness", items: try row.decode(0),
+            files.append(try writer.write(String(format: "wellness/%06d.json", bodies), kind: .wellness, items: try row.decode(0),
                                           Array(try row.decode(1, as: String.self).utf8)))
         }
         let deletions = try connection.query("SELECT health_store.person_deletions($1)::text", [person]).first!
-        files.append(try writer.write("deletions.json", kind: "deletions", items: 1, Array(try deletions.decode(0, as: String.self).utf8)))
+        files.append(try writer.write("deletions.json", kind: .deletions, items: 1, Array(try deletions.decode(0, as: String.self).utf8)))
         let summaries = try connection.query(activitySummaries, [person]).first!
-        files.append(try writer.write("activity-summaries.json", kind: "activity-summaries", items: try summaries.decode(0),
+        files.append(try writer.write("activity-summaries.json", kind: .activitySummaries, items: try summaries.decode(0),
                                       Array(try summaries.decode(1, as: String.self).utf8)))
         return files
     }

@@ -6,24 +6,22 @@ public enum PersonStats {
     /// `{"person", "samples", "deliveries", "duplicates", "last_received_at", "newest_sample_end_at"}`,
     /// times in ISO 8601 UTC or `null`.
     public static func jsonText(person: String, on connection: PostgresConnection) throws -> String {
-        // Samples = inserts summed over the person's deliveries, cheaper than counting millions
-        // of rows. It equals the rows held except where a row went later: an imported record
-        // a pushed twin replaced counts in both deliveries (a sample marked deleted keeps its row).
+        // Samples held: what health_store.live_samples holds (Health's deletions left out).
         let row = try connection.query("""
             WITH d AS (
-              SELECT count(*) AS deliveries, coalesce(sum(inserted), 0) AS samples,
-                     coalesce(sum(duplicates), 0) AS duplicates, max(received_at) AS last_received_at
+              SELECT count(*) AS deliveries, coalesce(sum(duplicates), 0) AS duplicates, max(received_at) AS last_received_at
               FROM health_store.deliveries WHERE person = $1
-            )
+            ),
+            h AS (SELECT count(*) AS samples FROM health_store.live_samples WHERE person = $1)
             SELECT json_build_object(
               'person', $1::text,
-              'samples', d.samples,
+              'samples', h.samples,
               'deliveries', d.deliveries,
               'duplicates', d.duplicates,
               'last_received_at', to_char(d.last_received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
               -- What health.freshness says: noted by the write path, samples Health deleted left out.
               'newest_sample_end_at', to_char(p.newest_end_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
-            FROM d LEFT JOIN health_store.persons p ON p.person = $1
+            FROM d CROSS JOIN h LEFT JOIN health_store.persons p ON p.person = $1
             """, [person])
         return row.first?[0] ?? "{}"
     }

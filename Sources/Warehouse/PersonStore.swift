@@ -74,7 +74,7 @@ public struct PersonStore: Sendable {
                 try connection.query("SELECT table_name, deleted FROM health_store.delete_person($1)", [person])
                     .map { (try $0.decode(0), try $0.decode(1)) }
             }
-        } catch let error as PostgresError where error.sqlState == "P0002" {
+        } catch let error as PostgresError where error.sqlState == SQLState.noDataFound {
             throw UnknownPersonError(person: person)
         }
     }
@@ -98,7 +98,7 @@ public struct PersonStore: Sendable {
 /// them) gets `revoked`, and nothing is stored.
 public enum CredentialHold {
     /// SQLSTATE `health_store.hold_person` raises when the person holds no live token.
-    public static let revokedSQLState = "HW401"
+    public static let revokedSQLState = SQLState.credentialGone
 
     /// True for the error a store throws when the credential is gone.
     public static func isRevoked(_ error: any Error) -> Bool {

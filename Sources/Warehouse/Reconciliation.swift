@@ -38,7 +38,7 @@ public enum Reconciliation {
     }
 
     /// SQLSTATEs `reconcile_export` refuses with: a type losing over 20 %, an older export.
-    static let refusalStates: Set<String> = ["HWR01", "HWR02"]
+    static let refusalStates: Set<String> = [SQLState.reconcileTooMuch, SQLState.reconcileOlderExport]
 
     /// Stages the records of one batch of the export read under `run`.
     public static func stage(_ samplesJSON: [UInt8], person: String, run: UUID, on connection: PostgresConnection) throws {

@@ -1,5 +1,6 @@
 import Backlog
 import Foundation
+import HealthPayload
 import Pipeline
 import Postgres
 import Synchronization
@@ -22,6 +23,10 @@ struct IngestCommand: Command {
           .jsonl, .ndjson   one body a line
           .csv              one or many bodies appended, each with its header row
 
+        A JSON body whose top level is {"data": …} (and no schemaVersion) is Health Auto
+        Export's, as its iCloud Drive and Dropbox automations write it: stored as POST /hae
+        stores it, delivery origin `hae` with the file's path (docs/health-auto-export.md).
+
         A ledger in the database remembers each file: an unchanged file is skipped without
         being read; a file that grew is read from where it ended (its old part verified by
         SHA-256); a .gz file is read again whole when it changed. A file that failed is
@@ -31,6 +36,11 @@ struct IngestCommand: Command {
           --format F         json, jsonl or csv: for standard input and for named files
                              whose names do not say (standard input is sniffed otherwise)
           --force            read every file again (duplicates are free: upsert on uuid)
+          --hae-aggregation G
+                             the grouping of the Health Auto Export automation that wrote
+                             the files (minutes, hours, days, weeks, months, years), as its
+                             automation-aggregation header would say; without it each point
+                             is a reading at one instant (the app's "summarize data" off)
           --every DURATION   run again every DURATION (e.g. 15m, 1h) until SIGTERM or SIGINT
           --json             print the summary as JSON on stdout (one line a run)
         \(WriterTimeouts.help(column: 21))
@@ -51,7 +61,7 @@ struct IngestCommand: Command {
 
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: ["force", "json"],
-                                         options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(["person", "format", "every"]))
+                                         options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(["person", "format", "every", "hae-aggregation"]))
         guard !parsed.positionals.isEmpty else {
             throw UsageError(message: "ingest needs at least one file, folder or - (standard input)", command: Self.name)
         }
@@ -77,7 +87,13 @@ struct IngestCommand: Command {
                 throw UsageError(message: "--every cannot read standard input (-) again", command: Self.name)
             }
         }
-        options = IngestOptions(person: person, format: format, force: parsed.has("force"))
+        let aggregation: HAEAggregation?
+        do {
+            aggregation = try HAEAggregation.parse(header: parsed.value("hae-aggregation"))
+        } catch {
+            throw UsageError(message: "--hae-aggregation: \(error.problem)", command: Self.name)
+        }
+        options = IngestOptions(person: person, format: format, force: parsed.has("force"), haeAggregation: aggregation)
         json = parsed.has("json")
         writerTimeouts = try WriterTimeouts(parsed, command: Self.name)
         database = DatabaseOptions(parsed)

@@ -92,9 +92,9 @@ struct PersonCommand: Command {
             printList(try people.list(), json: json)
         case .export(let person, let to):
             let files = try PersonExporter(pool: pool).export(person: person, to: URL(fileURLWithPath: to))
-            let count = { (kind: String) in files.filter { $0.kind == kind }.reduce(0) { $0 + $1.items } }
-            printError("exported \(person) to \(to): \(count("healthd") + count("apple-export")) samples, \(count("workout")) workouts, "
-                       + "\(count("wellness")) wellness items, \(count("activity-summaries")) activity summaries in \(files.count + 1) files")
+            let count = { (kinds: Set<PersonFileKind>) in files.filter { kinds.contains($0.kind) }.reduce(0) { $0 + $1.items } }
+            printError("exported \(person) to \(to): \(count([.healthd, .appleExport, .hae])) samples, \(count([.workout])) workouts, "
+                       + "\(count([.wellness])) wellness items, \(count([.activitySummaries])) activity summaries in \(files.count + 1) files")
         case .importing(let person, let from):
             let summary = try PersonImporter(pool: pool).run(person: person, from: URL(fileURLWithPath: from))
             for failure in summary.failures { printError("error: \(failure)") }

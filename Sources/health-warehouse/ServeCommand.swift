@@ -20,6 +20,9 @@ struct ServeCommand: Command {
         gives the caller's counts. Runs pending migrations first. Stops cleanly on SIGTERM or
         SIGINT: stops accepting, finishes batches in flight, exits 0.
 
+        POST /hae takes Health Auto Export's REST API automation (docs/health-auto-export.md):
+        its JSON, the credential as for healthd, the automation-aggregation header read.
+
         The Stridee paths are matched first (docs/stridee.md): POST /v1/device/apple/workouts
         and /v1/device/apple/wellness, their relay twins /v1/accounts/PERSON/apple/…, and
         PUT/GET/DELETE /v1/device/connections/apple, with Authorization: Bearer always and
@@ -46,10 +49,13 @@ struct ServeCommand: Command {
                                  value is the token)
           --max-body SIZE        largest healthd body accepted, e.g. 4MiB (default); larger
                                  gets 413 (the Stridee paths keep their own limits)
+          --max-hae-body SIZE    largest Health Auto Export body POST /hae accepts (default
+                                 64MiB, at most 1GiB); larger gets 413: the app's "batch
+                                 requests" setting splits its exports (docs/health-auto-export.md)
           --body-budget SIZE     the most body bytes all requests in flight may hold at once
-                                 (default 64MiB, at least 32MiB and --max-body); a body beyond
-                                 it gets 503 with Retry-After and is sent again later, so
-                                 memory stays bounded whatever clients send at once
+                                 (default 64MiB, at least 32MiB, --max-body and --max-hae-body);
+                                 a body beyond it gets 503 with Retry-After and is sent again
+                                 later, so memory stays bounded whatever clients send at once
           --pool-size N          database connections (default 8)
           --connection-limit N   HTTP connections at once (default 64)
           --per-address-limit N  HTTP connections at once from one client address (default
@@ -80,6 +86,7 @@ struct ServeCommand: Command {
     var hostNames: HostNames
     var authHeader: String
     var maxBody: Int
+    var maxHAEBody: Int
     var bodyBudget: Int
     var poolSize: Int
     var connectionLimit: Int
@@ -95,7 +102,7 @@ struct ServeCommand: Command {
     init(arguments: [String]) throws {
         let parsed = try ParsedArguments(arguments, command: Self.name, flags: OperationsOptions.flagNames.union(["insecure-no-auth", "mcp"]),
                                          options: DatabaseOptions.optionNames.union(WriterTimeouts.optionNames).union(OperationsOptions.optionNames).union([
-                                             "listen", "host", "auth-header", "max-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
+                                             "listen", "host", "auth-header", "max-body", "max-hae-body", "body-budget", "pool-size", "connection-limit", "per-address-limit",
                                              "timeout", "request-deadline"]))
         guard parsed.positionals.isEmpty else {
             throw UsageError(message: "serve takes no arguments, got \"\(parsed.positionals[0])\"", command: Self.name)
@@ -120,8 +127,13 @@ struct ServeCommand: Command {
             throw UsageError(message: "--max-body must be a size from 1KiB to 1GiB such as 4MiB, got \"\(maxBodyText)\"", command: Self.name)
         }
         maxBody = size
+        let haeText = parsed.value("max-hae-body") ?? "64MiB"
+        guard let haeSize = ByteSize.parse(haeText), haeSize >= 1024, haeSize <= 1 << 30 else {
+            throw UsageError(message: "--max-hae-body must be a size from 1KiB to 1GiB such as 64MiB, got \"\(haeText)\"", command: Self.name)
+        }
+        maxHAEBody = haeSize
         let budgetText = parsed.value("body-budget") ?? "64MiB"
-        let floor = max(size, 32 * 1_048_576)
+        let floor = max(size, haeSize, 32 * 1_048_576)
         guard let budget = ByteSize.parse(budgetText), budget >= floor, budget <= 1 << 34 else {
             throw UsageError(message: "--body-budget must be a size from \(floor >> 20)MiB (the largest body a path takes) to 16GiB such as 64MiB, got \"\(budgetText)\"",
                              command: Self.name)
@@ -161,7 +173,7 @@ struct ServeCommand: Command {
             }
             let metrics = ReceiverMetrics(version: BuildInfo.version, schema: BuildInfo.schema, pool: pool,
                                           perPerson: operations.metricsPerPerson)
-            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader), ready: false,
+            let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader, maxHAEBodyBytes: maxHAEBody), ready: false,
                                     metrics: metrics)
             // The page and the assistant read the views through one reader pool.
             let readerPool = WebUI.readerPool(connectionString: url, maxConnections: mcp ? 6 : 3)
@@ -190,7 +202,7 @@ struct ServeCommand: Command {
             Log.event("serve.listening", ["address": "\(address.host):\(server.boundPort)", "tls": server.usesTLS,
                                           "metrics": metricsServer.map { "\(operations.metricsAddress!.host):\($0.boundPort)" } ?? "off",
                                           "auth": minted ? "tokens" : "none (person default)",
-                                          "auth_header": authHeader, "max_body": maxBody, "body_budget": bodyBudget,
+                                          "auth_header": authHeader, "max_body": maxBody, "max_hae_body": maxHAEBody, "body_budget": bodyBudget,
                                           "lock_timeout_ms": Int((writerTimeouts.lock * 1000).rounded()),
                                           "statement_timeout_ms": Int((writerTimeouts.statement * 1000).rounded())])
             do {

@@ -41,7 +41,7 @@ struct SetTimeZoneCommand: Command {
         try database.withConnection(migrate: true) { connection in
             do {
                 try connection.query("SELECT health.set_time_zone($1, $2)", [person, timeZone])
-            } catch let error as PostgresError where error.kind == .server && error.sqlState == "22023" {
+            } catch let error as PostgresError where error.kind == .server && error.sqlState == SQLState.invalidParameterValue {
                 throw CommandFailure(message: error.message, hint: "use an IANA name such as Europe/Berlin or America/New_York")
             }
             printError("time zone of \(person) set to \(timeZone); their samples are re-dayed")

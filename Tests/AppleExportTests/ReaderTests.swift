@@ -83,7 +83,7 @@ struct ReaderTests {
 
     @Test("units become the catalog's: km, mi, cm, lb, °F, kJ, Cal, count/s, %; an unknown one is refused")
     func units() {
-        func convert(_ v: Double, _ from: String, _ to: String) -> Double? { ExportUnits.conversion(from: from, to: to)?.apply(v) }
+        func convert(_ v: Double, _ from: String, _ to: String) -> Double? { CatalogUnits.conversion(from: from, to: to)?.apply(v) }
         #expect(convert(5.2, "km", "m") == 5200)
         #expect(convert(1, "mi", "m") == 1609.344)
         #expect(convert(150, "lb", "kg")! - 68.0388555 < 1e-12)

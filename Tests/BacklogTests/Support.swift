@@ -91,10 +91,11 @@ func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
 
 /// Runs an ingest over a test database.
 func ingest(_ db: TestDatabase, _ paths: [String], person: String = "default", format: BacklogFormat? = nil,
-            force: Bool = false) -> IngestSummary {
+            force: Bool = false, haeAggregation: HAEAggregation? = nil) -> IngestSummary {
     let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 2)
     defer { pool.close() }
-    return Ingester(pool: pool, options: IngestOptions(person: person, format: format, force: force)).run(paths)
+    return Ingester(pool: pool, options: IngestOptions(person: person, format: format, force: force, haeAggregation: haeAggregation))
+        .run(paths)
 }
 
 /// What a database holds.

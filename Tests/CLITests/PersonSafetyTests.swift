@@ -55,7 +55,7 @@ struct PersonSafetyTests {
             try deleter.query("BEGIN")
             let removed = try deleter.query("SELECT table_name, deleted FROM health_store.delete_person('carol')")
                 .reduce(into: [String: Int]()) { $0[try $1.decode(0)] = try $1.decode(1) }
-            #expect(removed["samples"] == 1 && removed["tokens"] == 1 && removed["deliveries"] == 1)
+            #expect(removed["sample_rows"] == 1 && removed["tokens"] == 1 && removed["deliveries"] == 1)
             let status = Mutex<Int?>(nil)
             let racing = Thread {
                 let answer = (try? Self.post(port, token: token, Self.batch(2))) ?? -1
@@ -129,7 +129,7 @@ struct PersonSafetyTests {
         }
     }
 
-    @Test("person import checks the manifest first: a changed file stores nothing")
+    @Test("person import checks the manifest first: a changed file or an unknown kind stores nothing")
     func importChecksManifest() throws {
         let folder = NSTemporaryDirectory() + "hw-person-manifest-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -146,6 +146,17 @@ struct PersonSafetyTests {
             try Data("{}".utf8).write(to: URL(fileURLWithPath: "\(folder)/settings.json"))
             let out = try CLIProcess.run(["person", "import", "ivan", "--from", folder] + url)
             #expect(out.status == 1 && out.stderr.contains("settings.json is missing or differs"), "\(out.stderr)")
+            #expect(try PersonTests.storedRows(db, person: "ivan") == 0)
+
+            // A kind this version does not know is named, with its file, before anything is read.
+            var listed = manifest
+            var files = try #require(manifest["files"] as? [[String: Any]])
+            let body = try #require(files.firstIndex { $0["kind"] as? String == "healthd" })
+            files[body]["kind"] = "healthd-v9"
+            listed["files"] = files
+            try JSONSerialization.data(withJSONObject: listed).write(to: URL(fileURLWithPath: "\(folder)/manifest.json"))
+            let unknown = try CLIProcess.run(["person", "import", "ivan", "--from", folder] + url)
+            #expect(unknown.status == 1 && unknown.stderr.contains("unknown kind \"healthd-v9\""), "\(unknown.stderr)")
             #expect(try PersonTests.storedRows(db, person: "ivan") == 0)
         }
     }

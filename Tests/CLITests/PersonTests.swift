@@ -1,3 +1,5 @@
+import Civil
+import DemoData
 import Foundation
 import Hashing
 import HealthPayload
@@ -14,7 +16,7 @@ struct PersonTests {
     /// times and counts are the import's own): left out of the comparison.
     static let deliveryViews: Set<String> = ["deliveries", "export_runs", "freshness", "quarantine"]
     /// Columns that are when a row was received: the round trip's own time.
-    static let receivedColumns: Set<String> = ["first_received_at", "last_received_at"]
+    static let receivedColumns: Set<String> = ["first_received_at", "last_received_at", "received_at"]
 
     /// Every row of `person` in every health view with a person column (but `deliveryViews`),
     /// received times left out, sorted: view name → rows as text.
@@ -43,7 +45,8 @@ struct PersonTests {
 
     /// A person filled through every way in: healthd bodies (`ingest`), Stridee workouts with
     /// streams and routes and wellness bodies, an Apple Health export (samples, routes, activity
-    /// summaries), a time zone, a source priority, a source's name and a staleness setting.
+    /// summaries), Health Auto Export files (minute buckets, a workout with its heart rate and
+    /// route, sleep segments, the other arrays), a time zone, a source priority, a source's name and a staleness setting.
     static func fill(_ db: TestDatabase, person: String, folder: String, days: Int, seed: Int) throws {
         let generated = try CLIProcess.run(["generate", "--days", "\(days)", "--start", "2026-03-01", "--seed", "\(seed)",
                                             "--out", "\(folder)/backlog", "--stridee-out", "\(folder)/stridee"])
@@ -57,6 +60,15 @@ struct PersonTests {
         let imported = try CLIProcess.run(["import-apple-health", "\(folder)/export/export.zip", "--person", person,
                                            "--database-url", db.connectionString])
         #expect(imported.status == 0, "\(imported.stderr)")
+        try FileManager.default.createDirectory(atPath: "\(folder)/hae/points", withIntermediateDirectories: true)
+        try Data(HAEDemo(start: CivilDate("2026-02-20")!, days: 2, seed: UInt64(seed)).haeBody()).write(to: URL(fileURLWithPath: "\(folder)/hae/minutes.json"))
+        for fixture in ["hae-workouts-v2.good.json", "hae-records.good.json", "hae-sleep-segments.good.json"] {
+            try Data(try Bodies.fixture(fixture)).write(to: URL(fileURLWithPath: "\(folder)/hae/points/\(fixture)"))
+        }
+        for (path, grouping) in [("\(folder)/hae/minutes.json", ["--hae-aggregation", "minutes"]), ("\(folder)/hae/points", [])] {
+            let hae = try CLIProcess.run(["ingest", path, "--person", person, "--database-url", db.connectionString] + grouping)
+            #expect(hae.status == 0, "\(hae.stderr)")
+        }
         let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
         defer { pool.close() }
         let stridee = StrideeStore(pool: pool)
@@ -100,17 +112,19 @@ struct PersonTests {
             marker.close()
             let alice = try Self.snapshot(db, person: "alice"), bob = try Self.snapshot(db, person: "bob")
             #expect(alice["deleted_samples"]?.count == 25)
-            for view in ["samples", "workouts", "workout_routes", "workout_streams", "wellness", "activity_summaries", "settings"] {
+            for view in ["samples", "workouts", "workout_routes", "workout_streams", "wellness", "activity_summaries", "settings",
+                         "hae_records"] {
                 #expect(alice[view]?.isEmpty == false, "alice has \(view)")
             }
             #expect(alice["workouts"]!.contains { $0.contains(",stridee,") || $0.contains(",both,") })
+            #expect(alice["workouts"]!.contains { $0.contains(",hae,") })
 
             let url = ["--database-url", db.connectionString]
             let exported = try CLIProcess.run(["person", "export", "alice", "--to", "\(folder)/out"] + url)
             #expect(exported.status == 0, "\(exported.stderr)")
             let deleted = try CLIProcess.run(["person", "delete", "alice", "--yes"] + url)
             #expect(deleted.status == 0, "\(deleted.stderr)")
-            #expect(deleted.stdout.contains("samples\t\(try #require(alice["samples"]).count)"), "\(deleted.stdout)")
+            #expect(deleted.stdout.contains("sample_rows\t\(try #require(alice["samples"]).count)"), "\(deleted.stdout)")
             #expect(try Self.storedRows(db, person: "alice") == 0)
             #expect(try Self.snapshot(db, person: "bob") == bob)
 

@@ -25,6 +25,14 @@ struct ServeMetricsTests {
     static func sendEveryWayIn(_ port: Int) throws {
         #expect(try post(port, "/", Bodies.fixture("contract-example.json")) == 200)            // healthd_json: 3 inserted
         #expect(try post(port, "/", Bodies.fixture("contract-example.csv"), type: "text/csv") == 200) // healthd_csv: 3 duplicates
+        // Health Auto Export: two minute points, then the first of them again.
+        let point = #"{"date":"2026-03-01 08:00:00 +0000","qty":120,"source":"iPhone"}"#
+        let next = #"{"date":"2026-03-01 08:01:00 +0000","qty":80,"source":"iPhone"}"#
+        func hae(_ points: String) -> [UInt8] {
+            Array(#"{"data":{"metrics":[{"name":"step_count","units":"count","data":["#.utf8) + Array(points.utf8) + Array("]}]}}".utf8)
+        }
+        #expect(try post(port, "/hae", hae(point + "," + next)) == 200)                        // hae: 2 inserted
+        #expect(try post(port, "/hae", hae(point)) == 200)                                     // hae: 1 duplicate
         let mixed = Bodies.json(samples: [
             Bodies.quantity(uuid: "B1B2C3D4-0000-4000-8000-000000000001", start: "2026-08-21T09:00:00.000+02:00", value: "12"),
             Bodies.quantity(uuid: "not-a-uuid", start: "2026-08-21T09:05:00.000+02:00", value: "7"),
@@ -49,6 +57,7 @@ struct ServeMetricsTests {
         "healthd_csv/duplicate": 3, "healthd_csv/inserted": 0, "healthd_csv/quarantined": 0, "healthd_csv/replaced": 0,
         "stridee_workout/inserted": 1, "stridee_workout/duplicate": 1, "stridee_workout/replaced": 1, "stridee_workout/quarantined": 0,
         "stridee_wellness/inserted": 2, "stridee_wellness/duplicate": 1, "stridee_wellness/replaced": 1, "stridee_wellness/quarantined": 0,
+        "hae/inserted": 2, "hae/duplicate": 1, "hae/replaced": 0, "hae/quarantined": 0,
     ]
 
     @Test("Prometheus finds exactly the samples, duplicates, replacements, quarantines and refusals sent, per way in")
@@ -60,7 +69,7 @@ struct ServeMetricsTests {
                                                 ruleFiles: [Repository.path("deploy/prometheus/alerts.yml")])
             defer { prometheus.stop() }
             // Counters read 0 first, so what follows is an increase (the quarantine alert's).
-            #expect(waitUntil(timeout: 30) { ((try? prometheus.query("health_warehouse_samples_total")) ?? []).count == 16 })
+            #expect(waitUntil(timeout: 30) { ((try? prometheus.query("health_warehouse_samples_total")) ?? []).count == 20 })
             try Self.sendEveryWayIn(port)
             let sent = Date().timeIntervalSince1970
             var samples: [String: Double] = [:]
@@ -72,7 +81,7 @@ struct ServeMetricsTests {
             #expect(refusals["unsupported_media_type"] == 1 && refusals["bad_request"] == 1 && refusals["unauthorized"] == 0, "\(refusals)")
             let requests = try prometheus.values("health_warehouse_http_requests_total", by: ["route", "code"])
             #expect(requests["healthd/200"] == 3 && requests["stridee_workout/202"] == 3 && requests["stridee_wellness/202"] == 2
-                    && requests["stridee_connection/200"] == 1 && requests["healthd/415"] == 1, "\(requests)")
+                    && requests["stridee_connection/200"] == 1 && requests["healthd/415"] == 1 && requests["hae/200"] == 2, "\(requests)")
             let last = try #require(prometheus.values("health_warehouse_last_batch_timestamp_seconds", by: []).first?.value)
             #expect(abs(last - sent) < 30, "the last batch is now: \(last) vs \(sent)")
             let persons = try prometheus.values("health_warehouse_person_samples_total", by: ["person", "way", "outcome"])
@@ -96,7 +105,7 @@ struct ServeMetricsTests {
             let prometheus = try RealPrometheus(scraping: ["127.0.0.1:\(metricsPort)"])
             defer { prometheus.stop() }
             try Self.sendEveryWayIn(port)
-            #expect(waitUntil(timeout: 30) { ((try? prometheus.query("health_warehouse_samples_total")) ?? []).count == 16 })
+            #expect(waitUntil(timeout: 30) { ((try? prometheus.query("health_warehouse_samples_total")) ?? []).count == 20 })
             let scrape = try HTTPTestClient.request(port: metricsPort, path: "/metrics").bodyText
             for expression in try Self.dashboardExpressions() + Self.alertExpressions() {
                 let evaluated = expression.replacingOccurrences(of: "$__rate_interval", with: "1m")

@@ -71,7 +71,7 @@ final class FilledDatabase: @unchecked Sendable {
         // A third person whose last batch arrived two days ago: stale.
         try database.query("""
             SELECT * FROM health_store.store_batch($1, 'http', false, 'json', NULL, $2::jsonb, $3::jsonb, '[]'::jsonb,
-                                                   sha256('sam'::bytea), now() - interval '2 days')
+                                                   sha256('sam'::bytea), now() - interval '2 days', false)
             """, [stalePerson,
                   Envelope(exportId: "0B5E9A0C-1111-4222-8333-444455556666", generatedAt: "2026-01-01T00:00:00.000Z", batchSequence: 1,
                            isFinalBatch: true, basis: "anchor", windowStart: "2026-01-01T00:00:00.000Z", windowEnd: "2026-01-01T00:00:00.000Z",

@@ -89,7 +89,7 @@ struct ReceiverAdmissionTests {
             let holder = try db.connect()
             defer { holder.close() }
             try holder.query("BEGIN")
-            try holder.query("SELECT 1 FROM health_store.samples WHERE uuid = $1::uuid FOR UPDATE", [uuid])
+            try holder.query("SELECT 1 FROM health_store.sample_rows WHERE uuid = $1::uuid FOR UPDATE", [uuid])
             let refused = try receiver.post(changed, headers: [], path: "/")
             #expect(refused.status == 503)
             #expect(refused.header("Retry-After") == "60")

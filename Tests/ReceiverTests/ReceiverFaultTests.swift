@@ -120,7 +120,7 @@ struct ReceiverFaultTests {
         defer { cluster.destroy() }  // before the filesystem is unmounted: defers run in reverse
         let db = try cluster.freshDatabase(label: "disk_full")
         try db.query("CREATE TABLESPACE small LOCATION '\(disk.path)'")
-        try db.query("ALTER TABLE health_store.samples SET TABLESPACE small")
+        try db.query("ALTER TABLE health_store.sample_rows SET TABLESPACE small")
         let receiver = try RunningReceiver(connectionString: db.connectionString)
         defer { receiver.stop() }
 
@@ -139,7 +139,7 @@ struct ReceiverFaultTests {
         #expect(try db.scalar("SELECT count(*) FROM health_store.deliveries", as: Int.self) == stored)
 
         // Space is back: the table moves to the cluster's own disk; the same batch stores fully.
-        try db.query("ALTER TABLE health_store.samples SET TABLESPACE pg_default")
+        try db.query("ALTER TABLE health_store.sample_rows SET TABLESPACE pg_default")
         let retried = try receiver.post(Self.batch(stored, size: 1000))
         #expect(retried.status == 200)
         #expect(json(retried)["inserted"] as? Int == 1000)

@@ -12,6 +12,7 @@ struct ReceiverMetricsTests {
         ("POST", "/", "healthd"), ("POST", "/anything/at/all", "healthd"), ("GET", "/healthz", "healthz"), ("GET", "/stats", "stats"),
         ("GET", "/ui", "ui"), ("POST", "/ui/sign-in", "ui"), ("POST", "/v1/device/apple/workouts", "stridee_workout"),
         ("POST", "/v1/accounts/alice/apple/wellness", "stridee_wellness"), ("PUT", "/v1/device/connections/apple", "stridee_connection"),
+        ("POST", "/hae", "hae"), ("GET", "/hae", "hae"), ("POST", "/hae/", "healthd"),
         ("GET", "/wp-login.php", "other"), ("DELETE", "/", "other"), ("GET", "/uiX", "other"),
     ])
     func routeFamilies(method: String, path: String, family: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import Harness
+import HealthPayload
 import HTTPServer
 import Postgres
 import Receiver
@@ -17,10 +18,12 @@ final class RunningReceiver: Sendable {
 
     /// `sessionSettings` are the writer pool's, as `serve` sets `lock_timeout` and `statement_timeout`.
     init(connectionString: String, authHeader: String = "Authorization", maxBody: Int = 4 << 20, poolSize: Int = 4,
-         sessionSettings: [(name: String, value: String)] = []) throws {
+         sessionSettings: [(name: String, value: String)] = [], maxHAEBody: Int = HAEDecoder.defaultMaxBodyBytes,
+         metrics: ReceiverMetrics? = nil) throws {
         pool = PostgresPool(connectionString: connectionString, maxConnections: poolSize, waitLimit: 30,
                             sessionSettings: sessionSettings)
-        let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader))
+        let receiver = Receiver(pool: pool, configuration: ReceiverConfiguration(authHeader: authHeader, maxHAEBodyBytes: maxHAEBody),
+                                metrics: metrics)
         // The credential is checked on the head, as in `serve`.
         server = HTTPServer(configuration: HTTPServerConfiguration(
             address: try ListenAddress.parse("127.0.0.1:0"), maxBodyBytes: maxBody, connectionLimit: 64,

@@ -148,12 +148,15 @@ struct SchemaLayoutTests {
 
             // Tables a later migration reshaped — rule data that became a function (the sleep
             // stages) and derived rows (level 1's aggregates as one column, 0042) — are held to
-            // the rollups' equality with a recompute below; every other table keeps every value
-            // of every column it had.
+            // the rollups' equality with a recompute below; the samples moved into a compact table
+            // (0080) and health_store.samples, a view now, gives back every value of every column
+            // they had; every other table keeps every value of every column it had.
             let kept = try Self.columns(c)
             let unchanged = existing.filter { table, names in kept[table].map { now in names.allSatisfy(now.contains) } ?? false }
-            #expect(Set(existing.keys).subtracting(unchanged.keys) == ["rollup_source", "sleep_stages"])
+            #expect(Set(existing.keys).subtracting(unchanged.keys) == ["rollup_source", "sleep_stages", "samples"])
             #expect(try Self.data(c, unchanged) == before.filter { unchanged[$0.key] != nil }, "no value of a column that existed changed")
+            let samples = try #require(existing["samples"])
+            #expect(try Self.data(c, ["samples": samples]) == before.filter { $0.key == "samples" }, "every sample as it was, payload included")
             #expect(try Self.columns(c)["persons"] != nil, "the upgrade adds health_store.persons")
             #expect(try c.table("SELECT person FROM health_store.persons ORDER BY 1").rows == [["p"], ["q"]])
             for person in ["p", "q"] {
@@ -175,7 +178,7 @@ struct SchemaLayoutTests {
         }
     }
 
-    /// The functions docs/architecture.md lists as the writers of health_store.samples.
+    /// The functions docs/architecture.md lists as the writers of health_store.sample_rows.
     static func documentedSampleWriters() throws -> Set<String> {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let text = try String(contentsOf: root.appendingPathComponent("docs/architecture.md"), encoding: .utf8)
@@ -187,20 +190,20 @@ struct SchemaLayoutTests {
         })
     }
 
-    /// The functions of both schemas whose source text may write health_store.samples: a
+    /// The functions of both schemas whose source text may write health_store.sample_rows: a
     /// statement naming the table, a dynamic statement (`EXECUTE format('DELETE FROM
-    /// health_store.%I …')`) whose table is a run-time name and so may be samples, or any other
+    /// health_store.%I …')`) whose table is a run-time name and so may be sample_rows, or any other
     /// `EXECUTE` of text built at run time, which could write anything.
     static let sampleWritersQuery = """
         SELECT n.nspname || '.' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
         WHERE n.nspname IN ('health', 'health_store')
-          AND (coalesce(p.prosrc, '') ~* '(insert\\s+into|update|delete\\s+from)\\s+health_store\\.samples\\M'
-               OR coalesce(p.prosrc, '') ~* 'execute\\s+format\\(\\s*''\\s*(insert\\s+into|update|delete\\s+from|merge\\s+into)\\s+health_store\\.(%I|%s|samples\\M)'
+          AND (coalesce(p.prosrc, '') ~* '(insert\\s+into|update|delete\\s+from)\\s+health_store\\.sample_rows\\M'
+               OR coalesce(p.prosrc, '') ~* 'execute\\s+format\\(\\s*''\\s*(insert\\s+into|update|delete\\s+from|merge\\s+into)\\s+health_store\\.(%I|%s|sample_rows\\M)'
                OR coalesce(p.prosrc, '') ~* '\\mexecute\\s+(?!format\\(\\s*''\\s*select\\M)')
         ORDER BY 1
         """
 
-    @Test("the functions whose bodies insert, update or delete health_store.samples, dynamic statements included, are exactly the ones docs/architecture.md lists")
+    @Test("the functions whose bodies insert, update or delete health_store.sample_rows, dynamic statements included, are exactly the ones docs/architecture.md lists")
     func sampleWriters() throws {
         try TestPostgres.withDatabase { db in
             let writers = try db.connect().table(Self.sampleWritersQuery).rows.compactMap { $0[0] }

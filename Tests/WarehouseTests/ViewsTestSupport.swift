@@ -106,12 +106,15 @@ struct Store {
                                 occasionEnd: "2026-04-01T12:00:00.000+02:00").jsonText
         let body = Sample.array(samples)
         // A schema from before the credential check in store_batch (an upgrade test's) has no
-        // p_credential.
-        let current = try connection.query("SELECT to_regprocedure('health_store.hold_person(text, boolean)') IS NOT NULL")
-            .first?.decode(0, as: Bool.self) ?? false
+        // p_credential, and one from before the write path's stages no p_defer.
+        let schema = try #require(try connection.query("""
+            SELECT to_regprocedure('health_store.hold_person(text, boolean)') IS NOT NULL,
+                   to_regtype('health_store.delivery_origin') IS NOT NULL
+            """).first)
+        let credential: Bool = try schema.decode(0), stages: Bool = try schema.decode(1)
         let rows = try connection.query("""
-            SELECT * FROM health_store.store_batch($1, 'http', \(current ? "false, " : "")'json', NULL, $2::jsonb, $3::jsonb, $4::jsonb,
-                                                   sha256(convert_to($3::text, 'UTF8')), coalesce($5::timestamptz, clock_timestamp()))
+            SELECT * FROM health_store.store_batch($1, 'http', \(credential ? "false, " : "")'json', NULL, $2::jsonb, $3::jsonb, $4::jsonb,
+                                                   sha256(convert_to($3::text, 'UTF8')), coalesce($5::timestamptz, clock_timestamp())\(stages ? ", false" : ""))
             """, [person, envelope, body, quarantine, receivedAt])
         let row = try #require(rows.first)
         return StoreCounts(samples: try row.decode(0), inserted: try row.decode(1), duplicates: try row.decode(2),

@@ -7,7 +7,8 @@
 --   a sample's typed value                  health_store.typed_value
 --   which types are totals                  health_store.total_types
 --   which sleep stage a value is            health_store.sleep_stage, health_store.is_asleep
---   when two samples are twins              health_store.is_twin
+--   when two samples are twins              health_store.is_twin, health_store.twin_end,
+--                                           health_store.is_bucket
 --   which copy of a uuid wins               health_store.origin_rank
 --   the per-person write lock               health_store.lock_person
 --
@@ -40,6 +41,98 @@ RETURN health_store.local_day(CASE WHEN rule = 'sleep' THEN "end" ELSE start END
 
 COMMENT ON FUNCTION health_store.sample_day(text, text, text, text) IS
   'The local day a sample belongs to: of its start, or of its end for sleep (rule sleep), in time zone tz or in the offset written.';
+
+-- The offset written in a timestamp of the reference's exact shape
+-- (2026-08-21T10:25:30.000+02:00), in minutes east of UTC; NULL for any other text, which a
+-- sample then keeps in its payload. Exactly the texts health_store.stamp_text writes back
+-- (`-00:00` aside: it reads as UTC but is written back as `+00:00`).
+CREATE OR REPLACE FUNCTION health_store.stamp_offset(stamp text) RETURNS smallint
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+-- The layout by LIKE, which is all that is left to check: every way in has read the text as a
+-- timestamp with its ranges checked first (Timestamp, Sources/HealthPayload: hour 00–23,
+-- second 00–59, offset minutes 00–59), so with this layout its digit places hold digits in
+-- range. A regular expression or translate() cost ten to thirty times as much (measured).
+RETURN CASE WHEN stamp LIKE '____-__-__T__:__:__.___+__:__'
+                 OR (stamp LIKE '____-__-__T__:__:__.___-__:__' AND stamp NOT LIKE '%-00:00')
+            THEN ((CASE substr(stamp, 24, 1) WHEN '-' THEN -1 ELSE 1 END)
+                  * (substr(stamp, 25, 2)::integer * 60 + substr(stamp, 28, 2)::integer))::smallint END;
+
+COMMENT ON FUNCTION health_store.stamp_offset(text) IS
+  'Minutes east of UTC written in a timestamp of the reference''s shape (2026-08-21T10:25:30.000+02:00); NULL for any other text.';
+
+-- A timestamp written back in the reference's shape with the offset it was written in (the
+-- inverse of stamp_offset); NULL without an offset.
+CREATE OR REPLACE FUNCTION health_store.stamp_text(t timestamptz, offset_min smallint) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN to_char(t AT TIME ZONE make_interval(mins => offset_min), 'YYYY-MM-DD"T"HH24:MI:SS.MS')
+       || CASE WHEN offset_min < 0 THEN '-' ELSE '+' END
+       || to_char(abs(offset_min) / 60, 'FM00') || ':' || to_char(abs(offset_min) % 60, 'FM00');
+
+COMMENT ON FUNCTION health_store.stamp_text(timestamptz, smallint) IS
+  'An instant written as the reference writes it (2026-08-21T10:25:30.000+02:00) in a given offset, in minutes east of UTC.';
+
+-- What of a sample as sent the stored columns do not give back: the sample's object without
+-- the keys health_store.full_payload rebuilds to the same JSON; NULL when they rebuild all of it.
+-- The write path stores this as the payload, so a sample costs its columns and little else.
+-- Each key is decided from its text as sent (sent_…: the sample's health_store.sent_fields) and
+-- its column: the uuid when written in upper case; a timestamp written in the reference's shape
+-- (its offset known); a number whose text is the one its column gives back through numeric
+-- as double precision writes it (42.50 stays; 0.30000000000000004 goes, written back the same:
+-- the shortest text that reads back as the same double, which is what extra_float_digits 1, the
+-- default, gives; the write path and full_payload pin it); a string its column holds. The identifying
+-- strings (id, type, group, source, kind) are always held: every way in sends them as strings
+-- (the decoders quarantine any other). No jsonb is read or built but by the one removal:
+-- comparing texts the caller already has is what makes this cheap enough per sample (measured).
+CREATE OR REPLACE FUNCTION health_store.compact_payload(
+  s jsonb, sent_uuid text, uuid uuid, start_offset smallint, end_offset smallint, sent_value text, value double precision,
+  unit text, category_name text, sent_activity_type text, activity_type integer, activity_name text,
+  sent_duration text, duration_s double precision, sent_distance text, distance_m double precision,
+  sent_energy text, energy_kcal double precision, sent_min text, value_min double precision, sent_max text,
+  value_max double precision)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN nullif(s - ARRAY[
+    CASE WHEN sent_uuid LIKE '________-____-____-____-____________' AND sent_uuid = upper(sent_uuid COLLATE "C") THEN 'uuid' END,
+    'id', 'type', 'group', 'source', 'kind',
+    CASE WHEN start_offset IS NOT NULL THEN 'start' END,
+    CASE WHEN end_offset IS NOT NULL THEN 'end' END,
+    CASE WHEN sent_value = value::text THEN 'value' END,
+    CASE WHEN unit IS NOT NULL THEN 'unit' END,
+    CASE WHEN category_name IS NOT NULL THEN 'name' END,
+    CASE WHEN sent_activity_type = activity_type::text THEN 'activityType' END,
+    CASE WHEN activity_name IS NOT NULL THEN 'activityName' END,
+    CASE WHEN sent_duration = duration_s::text THEN 'durationSeconds' END,
+    CASE WHEN sent_distance = distance_m::text THEN 'distanceMeters' END,
+    CASE WHEN sent_energy = energy_kcal::text THEN 'activeEnergyKilocalories' END,
+    CASE WHEN sent_min = value_min::text THEN 'Min' END,
+    CASE WHEN sent_max = value_max::text THEN 'Max' END
+  ], '{}'::jsonb);
+
+COMMENT ON FUNCTION health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text, text, integer, text, text, double precision, text, double precision, text, double precision, text, double precision, text, double precision) IS
+  'A sample''s object as sent without the keys its columns rebuild to the same JSON (health_store.full_payload); NULL when nothing is left. sent_…: the keys'' texts as sent.';
+
+-- A sample's object as sent, from its columns and what compact_payload left: the keys the
+-- columns rebuild, overridden by the ones kept (a key is kept whenever its rebuild would differ).
+-- Min and Max are rebuilt from value_min and value_max, which only Health Auto Export's samples set.
+CREATE OR REPLACE FUNCTION health_store.full_payload(
+  uuid uuid, type text, grp text, source text, kind text, id text, start_at timestamptz, start_offset smallint,
+  end_at timestamptz, end_offset smallint, value double precision, unit text, category_name text,
+  activity_type integer, activity_name text, duration_s double precision, distance_m double precision,
+  energy_kcal double precision, value_min double precision, value_max double precision, kept jsonb)
+RETURNS jsonb
+LANGUAGE sql STABLE PARALLEL SAFE
+-- Numbers are written as compact_payload compared them, whatever the reader's session says.
+SET extra_float_digits = 1
+RETURN jsonb_strip_nulls(jsonb_build_object(
+         'uuid', upper(uuid::text COLLATE "C"), 'id', id, 'type', type, 'group', grp, 'source', source, 'kind', kind,
+         'start', health_store.stamp_text(start_at, start_offset), 'end', health_store.stamp_text(end_at, end_offset),
+         'value', value, 'unit', unit, 'name', category_name, 'activityType', activity_type,
+         'activityName', activity_name, 'durationSeconds', duration_s, 'distanceMeters', distance_m,
+         'activeEnergyKilocalories', energy_kcal, 'Min', value_min, 'Max', value_max))
+       || coalesce(kept, '{}'::jsonb);
+
+COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision, jsonb) IS
+  'A sample''s object exactly as sent, rebuilt from its columns and the payload compact_payload kept.';
 
 -- Today's date in a time zone, or, with none (NULL), the date in UTC−12 — the last place on
 -- Earth where a day ends, so a day counts as partial until it is over everywhere.
@@ -141,31 +234,57 @@ COMMENT ON FUNCTION health_store.is_asleep(double precision) IS
   'True for the sleep analysis values that are sleep: 1, 3, 4 and 5.';
 
 -- Twins: a sample held (h) and another (x) are the same reading when their type agrees (the
--- caller's join), their starts and ends are each less than a second apart (the export writes
--- whole seconds, healthd milliseconds) and their typed values are equal to 1e-9 of the larger
--- (an export converts km and mi to m, lb to kg) — or, with no typed value on either side
--- (types outside the catalog, workouts), their payload values are equal (or both absent).
--- Written with the start range first, so an index on start_at finds the candidates.
+-- caller's join), their starts are less than a second apart, and so are their ends where both
+-- are given (the export writes whole seconds, healthd milliseconds; health_store.twin_end gives
+-- none for a Health Auto Export point, which the app sends as one instant), and their typed
+-- values are equal to 1e-9 of the larger (an export converts km and mi to m, lb to kg) — or,
+-- with no typed value on either side (types outside the catalog, workouts), their payload
+-- values are equal (or both absent). Written with the start range first, so an index on
+-- start_at finds the candidates.
 CREATE OR REPLACE FUNCTION health_store.is_twin(h_start timestamptz, h_end timestamptz, h_value double precision, h_payload_value jsonb,
                                                 x_start timestamptz, x_end timestamptz, x_value double precision, x_payload_value jsonb)
 RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
 RETURN h_start > x_start - interval '1 second' AND h_start < x_start + interval '1 second'
-   AND h_end > x_end - interval '1 second' AND h_end < x_end + interval '1 second'
+   AND (h_end IS NULL OR x_end IS NULL OR (h_end > x_end - interval '1 second' AND h_end < x_end + interval '1 second'))
    AND CASE WHEN h_value IS NULL AND x_value IS NULL THEN h_payload_value IS NOT DISTINCT FROM x_payload_value
             ELSE coalesce(abs(h_value - x_value) <= 1e-9 * greatest(abs(h_value), abs(x_value)), false) END;
 
 COMMENT ON FUNCTION health_store.is_twin(timestamptz, timestamptz, double precision, jsonb, timestamptz, timestamptz, double precision, jsonb) IS
-  'Twins (an imported record and a pushed sample of one reading): starts and ends each less than a second apart and the same reading (typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal). The type is the caller''s join.';
+  'Twins (one reading from two ways in): starts less than a second apart, ends too where both are given (NULL: not compared), and the same reading (typed values equal to 1e-9 of the larger, or with no typed value on either side the payload values equal). The type is the caller''s join.';
+
+-- The end a twin comparison reads of a sample: none (NULL) for a Health Auto Export sample but
+-- a workout — the app sends a point as one instant, and a sleep segment's twin is its start and
+-- stage — else its end.
+CREATE OR REPLACE FUNCTION health_store.twin_end(origin health_store.sample_origin, kind text, end_at timestamptz)
+RETURNS timestamptz
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN origin = 'hae' AND kind IS DISTINCT FROM 'workout' THEN NULL ELSE end_at END;
+
+COMMENT ON FUNCTION health_store.twin_end(health_store.sample_origin, text, timestamptz) IS
+  'The end health_store.is_twin compares for a sample: NULL (not compared) for a Health Auto Export sample other than a workout, else its end.';
+
+-- A summarized Health Auto Export sample: a bucket's total (or a night's stage) merged across
+-- the devices of its source. It is one more source for the per-source winner, never a twin of
+-- another way's sample: the decoder marks it with the key haeBucket (its grouping) in the
+-- payload. The partial index sample_rows_hae_points repeats this expression.
+CREATE OR REPLACE FUNCTION health_store.is_bucket(origin health_store.sample_origin, payload jsonb)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN origin = 'hae' AND coalesce(payload ? 'haeBucket', false);
+
+COMMENT ON FUNCTION health_store.is_bucket(health_store.sample_origin, jsonb) IS
+  'True for a summarized Health Auto Export sample (a bucket, or a night''s stage; payload key haeBucket): never a twin.';
 
 -- Which copy of a sample wins when two origins hold the same uuid: a healthd copy replaces
--- any other, a Stridee body replaces its own earlier copy or an export's, an export only its own.
-CREATE OR REPLACE FUNCTION health_store.origin_rank(origin text) RETURNS integer
+-- any other, a Stridee body replaces its own earlier copy, Health Auto Export's or an export's,
+-- Health Auto Export its own or an export's, an export only its own.
+CREATE OR REPLACE FUNCTION health_store.origin_rank(origin health_store.sample_origin) RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE origin WHEN 'healthd' THEN 3 WHEN 'stridee' THEN 2 WHEN 'export' THEN 1 END;
+RETURN CASE origin WHEN 'healthd' THEN 4 WHEN 'stridee' THEN 3 WHEN 'hae' THEN 2 WHEN 'export' THEN 1 END;
 
-COMMENT ON FUNCTION health_store.origin_rank(text) IS
-  'Precedence of a sample''s origin when two copies share a uuid: healthd over stridee over export.';
+COMMENT ON FUNCTION health_store.origin_rank(health_store.sample_origin) IS
+  'Precedence of a sample''s origin when two copies share a uuid: healthd over stridee over hae over export.';
 
 -- Serializes every write of one person's samples, rollups or settings until the end of the
 -- caller's transaction: a row lock on the person's row (made on first use). A reader login

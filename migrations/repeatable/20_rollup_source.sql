@@ -43,13 +43,15 @@ COMMENT ON FUNCTION health_store.source_total(text, health_store.source_aggregat
 CREATE OR REPLACE FUNCTION health_store.sample_facts_of(kind text, value double precision, start_at timestamptz,
                                                         end_at timestamptz, uuid uuid, activity_type integer,
                                                         duration_s double precision, distance_m double precision,
-                                                        energy_kcal double precision)
+                                                        energy_kcal double precision, value_min double precision,
+                                                        value_max double precision)
 RETURNS health_store.sample_facts
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN ROW(kind, value, start_at, end_at, uuid, activity_type, duration_s, distance_m, energy_kcal)::health_store.sample_facts;
+RETURN ROW(kind, value, start_at, end_at, uuid, activity_type, duration_s, distance_m, energy_kcal, value_min,
+           value_max)::health_store.sample_facts;
 
-COMMENT ON FUNCTION health_store.sample_facts_of(text, double precision, timestamptz, timestamptz, uuid, integer, double precision, double precision, double precision) IS
-  'The columns of a stored sample that rollup level 1 aggregates.';
+COMMENT ON FUNCTION health_store.sample_facts_of(text, double precision, timestamptz, timestamptz, uuid, integer, double precision, double precision, double precision, double precision, double precision) IS
+  'The columns of a stored sample that rollup level 1 aggregates (value_min and value_max: the extremes a summarized reading stands for).';
 
 -- The aggregates of a set of one key's samples under the type's rule (NULL for an empty set).
 -- One pass over the samples gives every aggregate; what only some rules need (sleep stages,
@@ -74,8 +76,9 @@ AS $$
              + coalesce(sum(s.value::numeric)
                         FILTER (WHERE NOT (abs(s.value) < 1e9 AND round(s.value * 1000000) / 1000000 = s.value)), 0)
            END AS sum_value,
-           min(s.value) AS min_value,
-           max(s.value) AS max_value,
+           -- A summarized reading (Health Auto Export's heart rate) stands for its bucket's extremes.
+           min(coalesce(s.value_min, s.value)) AS min_value,
+           max(coalesce(s.value_max, s.value)) AS max_value,
            min(s.start_at) AS first_start_at,
            max(s.start_at) AS last_start_at,
            -- Rule sleep: seconds per stage (health_store.is_asleep says which are sleep),
@@ -169,11 +172,12 @@ SELECT k.person, k.type, k.day, k.source, t.rule, coalesce(t.per_source_winner, 
 FROM (
   SELECT s.person, s.type, s.day, s.source,
          array_agg(health_store.sample_facts_of(s.kind, s.value, s.start_at, s.end_at, s.uuid, s.activity_type,
-                                                s.duration_s, s.distance_m, s.energy_kcal)) AS samples
-  FROM health_store.samples s
+                                                s.duration_s, s.distance_m, s.energy_kcal, s.value_min,
+                                                s.value_max)) AS samples
+  FROM health_store.live_samples s
   -- A coalescing counts in no total and no sample count (24_coalescing.sql), nor does a sample
-  -- Health deleted (62_deletions.sql).
-  WHERE NOT s.coalesced AND s.deleted_at IS NULL
+  -- Health deleted (live_samples: 62_deletions.sql).
+  WHERE NOT s.coalesced
   GROUP BY s.person, s.type, s.day, s.source
 ) k
 LEFT JOIN health_store.type_rules t ON t.type = k.type

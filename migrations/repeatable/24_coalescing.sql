@@ -93,9 +93,10 @@ BEGIN
     SELECT m.type, m.source, min(m.lo) AS lo, max(m.hi) AS hi FROM marked m GROUP BY m.type, m.source, m.island
   ),
   ranges AS (
-    SELECT i.type, i.source, i.lo, i.hi, coalesce(l.longest, interval '0') AS longest,
+    SELECT i.type, i.source, k.series, i.lo, i.hi, coalesce(l.longest, interval '0') AS longest,
            coalesce(lag(i.hi) OVER (PARTITION BY i.type, i.source ORDER BY i.lo), '-infinity') AS previous_hi
     FROM islands i
+    JOIN health_store.series k ON k.person = p_person AND k.type = i.type AND k.source = i.source
     LEFT JOIN health_store.long_spans l ON l.person = p_person AND l.type = i.type AND l.source = i.source
   ),
   near AS (
@@ -103,14 +104,14 @@ BEGIN
     FROM ranges r
     CROSS JOIN LATERAL (
       -- Everything starting in the island or the hour before it…
-      SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
-      WHERE s.person = p_person AND s.type = r.type AND s.source = r.source AND s.deleted_at IS NULL
+      SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.live_samples s
+      WHERE s.person = p_person AND s.series = r.series
         AND s.start_at >= r.lo - interval '1 hour' AND s.start_at <= r.hi
         AND s.day BETWEEN health_store.utc_date(r.lo - interval '1 hour') - 1 AND health_store.utc_date(r.hi) + 1
       UNION ALL
       -- …and the long samples that started earlier (after the previous island) and reach into it.
-      SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.samples s
-      WHERE s.person = p_person AND s.type = r.type AND s.source = r.source AND s.deleted_at IS NULL
+      SELECT s.uuid, s.start_at, s.end_at, s.value FROM health_store.live_samples s
+      WHERE s.person = p_person AND s.series = r.series
         AND s.end_at - s.start_at > interval '1 hour'
         AND s.start_at >= r.lo - r.longest AND s.start_at < r.lo - interval '1 hour' AND s.start_at > r.previous_hi
         AND s.end_at >= r.lo
@@ -134,21 +135,23 @@ BEGIN
     UNION
     -- A sample that covered two or more before this batch may cover none now (its key and
     -- span as they are now: the sample itself may have been replaced).
-    SELECT s.uuid, s.type, s.source, s.start_at, s.end_at, s.value
+    SELECT s.uuid, r.type, r.source, s.start_at, s.end_at, s.value
     FROM ranges r
     JOIN health_store.coverings c
       ON c.person = p_person AND c.type = r.type AND c.source = r.source
      AND c.start_at >= r.lo - greatest(r.longest, interval '1 hour') AND c.start_at <= r.hi AND c.end_at >= r.lo
-    JOIN health_store.samples s ON s.person = p_person AND s.uuid = c.uuid
+    JOIN health_store.sample_rows s ON s.person = p_person AND s.uuid = c.uuid AND s.series = r.series
   ),
   -- What lies inside each distinct span, read once however many candidates share it.
   inside AS (
     SELECT k.type, k.source, k.start_at, k.end_at, p.samples, p.total
-    FROM (SELECT DISTINCT c.type, c.source, c.start_at, c.end_at FROM candidates c) k
+    FROM (SELECT DISTINCT c.type, c.source, r.series, c.start_at, c.end_at
+          FROM candidates c JOIN (SELECT DISTINCT r.type, r.source, r.series FROM ranges r) r
+            ON r.type = c.type AND r.source = c.source) k
     CROSS JOIN LATERAL (
       SELECT count(*) AS samples, sum(q.value::numeric) AS total
-      FROM health_store.samples q
-      WHERE q.person = p_person AND q.type = k.type AND q.source = k.source AND q.deleted_at IS NULL
+      FROM health_store.live_samples q
+      WHERE q.person = p_person AND q.series = k.series
         AND q.start_at >= k.start_at AND q.start_at <= k.end_at AND q.end_at <= k.end_at
         AND q.day BETWEEN health_store.utc_date(k.start_at) - 1 AND health_store.utc_date(k.end_at) + 1
     ) p
@@ -196,7 +199,7 @@ BEGIN
            -- (it lies inside what ends or starts there); one index probe tells.
            k.first_start > coalesce(f.latest_end, '-infinity')
            OR (k.first_start = f.latest_end AND k.first_instant IS DISTINCT FROM f.latest_end
-               AND NOT EXISTS (SELECT 1 FROM health_store.samples h
+               AND NOT EXISTS (SELECT 1 FROM health_store.live_samples h
                                WHERE h.person = p_person AND h.type = k.type AND h.source = k.source
                                  AND h.start_at = f.latest_end AND h.end_at = f.latest_end
                                  AND h.day BETWEEN health_store.utc_date(f.latest_end) - 1
@@ -290,11 +293,11 @@ BEGIN
   flipped AS (
     -- The uuids as a list reach the primary key whatever the statistics say (joined alone, a
     -- planner that thinks the person has few samples hashes all of them).
-    UPDATE health_store.samples s SET coalesced = d.coalescing
+    UPDATE health_store.sample_rows s SET coalesced = d.coalescing
     FROM decided d
     WHERE s.person = p_person AND s.uuid = ANY (ARRAY(SELECT x.uuid FROM unnest(v_decided) x))
       AND s.uuid = d.uuid AND s.coalesced IS DISTINCT FROM d.coalescing
-    RETURNING s.day, s.type, s.source
+    RETURNING s.day, d.type, d.source
   )
   SELECT array_agg(ROW(f.day, f.type, f.source)::health_store.rollup_key) INTO v_flipped FROM flipped f;
   RETURN v_flipped;
@@ -316,8 +319,8 @@ DECLARE
   v_keys health_store.span[];
 BEGIN
   SELECT array_agg(ROW(k.type, k.source, '-infinity', 'infinity')::health_store.span) INTO v_keys
-  FROM (SELECT DISTINCT s.type, s.source FROM health_store.samples s
-        WHERE s.person = p_person AND s.type IN (SELECT t.type FROM health_store.total_types t)) k;
+  FROM health_store.series k
+  WHERE k.person = p_person AND k.type IN (SELECT t.type FROM health_store.total_types t);
   IF v_keys IS NULL THEN
     RETURN;
   END IF;
@@ -343,14 +346,14 @@ BEGIN
   DELETE FROM health_store.long_spans WHERE person = p_person;
   INSERT INTO health_store.long_spans (person, type, source, longest)
   SELECT s.person, s.type, s.source, max(s.end_at - s.start_at)
-  FROM health_store.samples s
+  FROM health_store.live_samples s
   WHERE s.person = p_person AND s.end_at - s.start_at > interval '1 hour'
   GROUP BY s.person, s.type, s.source;
 
   DELETE FROM health_store.key_frontiers WHERE person = p_person;
   INSERT INTO health_store.key_frontiers (person, type, source, latest_end)
   SELECT s.person, s.type, s.source, max(s.end_at)
-  FROM health_store.samples s
+  FROM health_store.live_samples s
   WHERE s.person = p_person AND s.type IN (SELECT t.type FROM health_store.total_types t)
   GROUP BY s.person, s.type, s.source;
 
@@ -361,9 +364,9 @@ BEGIN
          NOT health_store.parts_add_up(c.value, c.parts, c.parts_total)
   FROM unnest(v_coverings) c;
 
-  UPDATE health_store.samples s SET coalesced = x.coalesced
+  UPDATE health_store.sample_rows s SET coalesced = x.coalesced
   FROM (SELECT s.uuid, coalesce(NOT c.counted, false) AS coalesced
-        FROM health_store.samples s
+        FROM health_store.sample_rows s
         LEFT JOIN health_store.coverings c ON c.person = s.person AND c.uuid = s.uuid
         WHERE s.person = p_person AND (s.coalesced OR c.uuid IS NOT NULL)) x
   WHERE s.person = p_person AND s.uuid = x.uuid AND s.coalesced IS DISTINCT FROM x.coalesced;

@@ -121,9 +121,9 @@ COMMENT ON FUNCTION health_store.refresh_day_types(text, health_store.rollup_key
 --            aggregates are merged with source_rollup of the added samples instead of reading
 --            all of the key's samples again.
 -- Level 1 is one statement for both kinds of key; then levels 2 and 3 for every (day, type)
--- touched. A writer storing several batches in one transaction sets
--- health_warehouse.defer_rollups: the work is queued (deferred_rollups) and done once, by
--- health_store.flush_rollups before its COMMIT, for every key the batches touched.
+-- touched. (A writer storing several batches in one transaction has apply_sample_changes queue
+-- the work in deferred_rollups instead: health_store.flush_rollups does it once, before its
+-- COMMIT, for every key the batches touched.)
 CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_keys health_store.rollup_key[],
                                                               p_added health_store.added_samples[])
 RETURNS void LANGUAGE plpgsql
@@ -131,70 +131,57 @@ SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_pairs      health_store.rollup_key[];
-  v_recomputed health_store.rollup_source[];
-  v_stored     health_store.stored_level1[];
-  v_rows       health_store.rollup_source[];
-  v_rules      health_store.type_rule[];
+  v_pairs  health_store.rollup_key[];
+  v_fresh  health_store.stored_level1[];
+  v_stored health_store.stored_level1[];
+  v_rules  health_store.type_rule[];
 BEGIN
   IF coalesce(cardinality(p_keys), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
     RETURN;
   END IF;
-  IF current_setting('health_warehouse.defer_rollups', true) = 'on' THEN
-    INSERT INTO health_store.deferred_rollups (person, xact, keys, added)
-    VALUES (p_person, pg_current_xact_id(), p_keys, p_added);
-    RETURN;
-  END IF;
-  -- The rules of the types added to, read alone (a rule is reference data: docs/scaling.md).
+  p_keys := ARRAY(SELECT DISTINCT k FROM unnest(p_keys) k);
+  -- The rules of the types touched, read alone (a rule is reference data: docs/scaling.md).
   SELECT array_agg(ROW(r.type, r.rule, r.per_source_winner, r.metric, r.unit)::health_store.type_rule) INTO v_rules
-  FROM health_store.type_rules r WHERE r.type IN (SELECT a.type FROM unnest(p_added) a);
+  FROM health_store.type_rules r
+  WHERE r.type IN (SELECT a.type FROM unnest(p_added) a UNION SELECT k.type FROM unnest(p_keys) k);
 
-  -- Keys to recompute: their rows from all of their samples, one key at a time (the key's
+  -- Keys to recompute: their aggregates from all of their samples, one key at a time (the key's
   -- equality conditions reach the samples' index under the grouping; lists of days, types and
-  -- sources would read their whole cross product), keeping the rank each has (level 2 sets
-  -- ranks after this).
-  IF p_keys IS NOT NULL THEN
-    p_keys := ARRAY(SELECT DISTINCT k FROM unnest(p_keys) k);
-    SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, to_jsonb(v))) INTO v_recomputed
-    FROM unnest(p_keys) k
-    CROSS JOIN LATERAL (SELECT v.* FROM health_store.calc_source v
-                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
-                        OFFSET 0) v;
-  END IF;
+  -- sources would read their whole cross product).
+  SELECT array_agg(ROW(k.day, k.type, k.source, NULL, v.agg)::health_store.stored_level1) INTO v_fresh
+  FROM unnest(p_keys) k
+  CROSS JOIN LATERAL (SELECT v.agg FROM health_store.calc_source v
+                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
+                      OFFSET 0) v;
 
-  -- Keys that only gained samples: their stored aggregates and rank, by one index probe each.
+  -- Every key's stored aggregates and rank, by one index probe each.
   SELECT array_agg(ROW(t.day, t.type, t.source, t.rank, t.agg)::health_store.stored_level1) INTO v_stored
   FROM unnest(p_keys || ARRAY(SELECT ROW(a.day, a.type, a.source)::health_store.rollup_key FROM unnest(p_added) a)) k
   JOIN LATERAL (SELECT t.day, t.type, t.source, t.rank, t.agg FROM health_store.rollup_source t
                 WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source) t ON true;
 
-  -- Every new row: a recomputed key with its stored rank, and an added-to key's stored
-  -- aggregates merged with the added samples' own.
-  SELECT array_agg(jsonb_populate_record(NULL::health_store.rollup_source, x.row)) INTO v_rows
-  FROM (
-    SELECT to_jsonb(r) || jsonb_build_object('rank', s.rank) AS row
-    FROM unnest(v_recomputed) r
-    LEFT JOIN unnest(v_stored) s ON s.day = r.day AND s.type = r.type AND s.source = r.source
-    UNION ALL
-    SELECT jsonb_build_object('person', p_person, 'type', a.type, 'day', a.day, 'source', a.source, 'rule', r.rule,
-                              'per_source_winner', coalesce(r.per_source_winner, false), 'metric', r.metric,
-                              'unit', r.unit, 'total', health_store.source_total(r.rule, m.agg),
-                              'rank', s.rank, 'agg', m.agg)
+  -- Keys that only gained samples: their stored aggregates merged with the added samples' own.
+  v_fresh := v_fresh || ARRAY(
+    SELECT ROW(a.day, a.type, a.source, NULL, m.agg)::health_store.stored_level1
     FROM unnest(p_added) a
     LEFT JOIN unnest(v_rules) r ON r.type = a.type
     LEFT JOIN unnest(v_stored) s ON s.day = a.day AND s.type = a.type AND s.source = a.source
     CROSS JOIN LATERAL (SELECT health_store.merge_source_rollups(s.agg, health_store.source_rollup(r.rule, a.samples)) AS agg
-                        OFFSET 0) m
-  ) x;
+                        OFFSET 0) m);
 
   -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
   DELETE FROM health_store.rollup_source r
   USING unnest(p_keys) k
   WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
-    AND NOT EXISTS (SELECT 1 FROM unnest(v_rows) x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source);
+    AND NOT EXISTS (SELECT 1 FROM unnest(v_fresh) x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source);
 
-  INSERT INTO health_store.rollup_source AS t
-  SELECT x.* FROM unnest(v_rows) x
+  -- Every fresh row with its rule and its stored rank (level 2 sets ranks after this).
+  INSERT INTO health_store.rollup_source AS t (person, type, day, source, rule, per_source_winner, metric, unit, total, rank, agg)
+  SELECT p_person, f.type, f.day, f.source, r.rule, coalesce(r.per_source_winner, false), r.metric, r.unit,
+         health_store.source_total(r.rule, f.agg), s.rank, f.agg
+  FROM unnest(v_fresh) f
+  LEFT JOIN unnest(v_rules) r ON r.type = f.type
+  LEFT JOIN unnest(v_stored) s ON s.day = f.day AND s.type = f.type AND s.source = f.source
   ON CONFLICT (person, type, day, source) DO UPDATE SET
     rule = excluded.rule, per_source_winner = excluded.per_source_winner, metric = excluded.metric,
     unit = excluded.unit, total = excluded.total, rank = excluded.rank, agg = excluded.agg
@@ -211,15 +198,14 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.refresh_batch_rollups(text, health_store.rollup_key[], health_store.added_samples[]) IS
-  'Refreshes the rollups after one batch of one person: the given keys recomputed from the samples, the keys that only gained samples merged from their stored aggregates and the added samples, then the day values and summary rows derived from them (or queues it all for health_store.flush_rollups while health_warehouse.defer_rollups is on). Called by store_samples under the person lock.';
+  'Refreshes the rollups after one batch of one person: the given keys recomputed from the samples, the keys that only gained samples merged from their stored aggregates and the added samples, then the day values and summary rows derived from them. Called by apply_sample_changes and flush_rollups under the person lock.';
 
 -- Before the COMMIT of a transaction that deferred a person's rollup refreshes (a BatchGroup:
 -- backlog ingest, export imports): that person's queued keys in one refresh. A key recomputed
 -- by any batch is recomputed (from the samples as they are now); the samples other batches
 -- added to it need no merge then. The added samples of a key from several batches are merged
 -- into its stored aggregates at once: every level-1 aggregate is associative, so one merge of
--- all of them equals one merge per batch. Deferring ends with it: later batches of the same
--- transaction refresh as they go. Caller holds the person lock.
+-- all of them equals one merge per batch. Caller holds the person lock.
 CREATE OR REPLACE FUNCTION health_store.flush_rollups(p_person text) RETURNS void
 LANGUAGE plpgsql
 SET jit = off
@@ -229,7 +215,6 @@ DECLARE
   v_keys  health_store.rollup_key[];
   v_added health_store.added_samples[];
 BEGIN
-  PERFORM set_config('health_warehouse.defer_rollups', 'off', true);
   WITH taken AS (
     DELETE FROM health_store.deferred_rollups d WHERE d.person = p_person AND d.xact = pg_current_xact_id()
     RETURNING d.keys, d.added
@@ -247,28 +232,13 @@ BEGIN
          (SELECT array_agg(ROW(a.day, a.type, a.source, a.samples)::health_store.added_samples) FROM added a)
   INTO v_keys, v_added;
   PERFORM health_store.refresh_batch_rollups(p_person, v_keys, v_added);
-  -- The newest sample end store_samples left to the flush (30_store_batch.sql).
+  -- The newest sample end apply_sample_changes left to the flush (30_store_batch.sql).
   PERFORM health_store.note_newest_end(p_person);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.flush_rollups(text) IS
-  'Refreshes, once, every rollup key a person''s batches queued in this transaction while health_warehouse.defer_rollups was on, and the person''s newest sample end, and stops deferring; a BatchGroup calls it before COMMIT. Caller holds the person lock.';
-
--- The rollups of the given (day, type, source) keys of one person, recomputed from the
--- samples, then everything derived from them. For writers that move samples between keys
--- (set_time_zone); the caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.refresh_rollups(p_person text, p_keys health_store.rollup_key[])
-RETURNS void LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  PERFORM health_store.refresh_batch_rollups(p_person, p_keys, NULL);
-END
-$$;
-
-COMMENT ON FUNCTION health_store.refresh_rollups(text, health_store.rollup_key[]) IS
-  'Recomputes the rollups of the given (day, type, source) keys of one person from the samples, and the day values and summary rows derived from them. Caller holds the person lock.';
+  'Refreshes, once, every rollup key a person''s batches queued in this transaction (apply_sample_changes with p_defer), and the person''s newest sample end; a BatchGroup calls it before COMMIT. Caller holds the person lock.';
 
 -- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
 -- Caller holds the person lock.
@@ -326,7 +296,7 @@ DECLARE
 BEGIN
   FOR v_person IN
     SELECT x.person FROM (
-      SELECT s.person FROM health_store.samples s WHERE p_person IS NULL
+      SELECT s.person FROM health_store.sample_rows s WHERE p_person IS NULL
       UNION SELECT r.person FROM health_store.rollup_source r WHERE p_person IS NULL
       UNION SELECT p_person WHERE p_person IS NOT NULL) x
     GROUP BY x.person
@@ -351,6 +321,46 @@ $$;
 COMMENT ON FUNCTION health_store.rebuild_rollups(text) IS
   'Rebuilds every rollup of one person (NULL: of everyone), and the coalescing state they depend on, from health_store.samples, under the person lock.';
 
+-- Moves a person's samples from the table migration 0080 kept (health_store.samples_0080) into
+-- health_store.sample_rows, compact by the current rule: the timestamps' offsets, the payload
+-- without what those and the other columns rebuild
+-- (health_store.compact_payload). The migration numbered the person's series already.
+CREATE OR REPLACE FUNCTION health_store.compact_samples(p_person text)
+RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+-- Numbers compared as full_payload writes them (compact_payload, 10_rules.sql).
+SET extra_float_digits = 1
+AS $$
+BEGIN
+  INSERT INTO health_store.sample_rows (
+    person, uuid, start_at, end_at, value, first_received_at, last_received_at, export_id, series, day, origin,
+    start_offset, end_offset, coalesced, duration_s, distance_m, energy_kcal, activity_type, deleted_at,
+    deleted_by_export, kind, grp, unit, category_name, activity_name, id, payload)
+  SELECT s.person, s.uuid, s.start_at, s.end_at, s.value, s.first_received_at, s.last_received_at, s.export_id, s.series,
+         s.day, s.origin::health_store.sample_origin, s.start_offset, s.end_offset, s.coalesced, s.duration_s,
+         s.distance_m, s.energy_kcal, s.activity_type, s.deleted_at, s.deleted_by_export, s.kind, s.grp, s.unit,
+         s.category_name, s.activity_name, s.id,
+         health_store.compact_payload(s.payload, (s.f).uuid, s.uuid, s.start_offset, s.end_offset, (s.f).value, s.value,
+                                      s.unit, s.category_name, (s.f)."activityType", s.activity_type, s.activity_name,
+                                      (s.f)."durationSeconds", s.duration_s, (s.f)."distanceMeters", s.distance_m,
+                                      (s.f)."activeEnergyKilocalories", s.energy_kcal, NULL, NULL, NULL, NULL)
+  FROM (SELECT o.person, o.uuid, o.start_at, o.end_at, o.value, o.first_received_at, o.last_received_at, o.export_id,
+               k.series, o.day, o.origin, o.coalesced, o.duration_s, o.distance_m, o.energy_kcal, o.activity_type,
+               o.deleted_at, o.deleted_by_export, o.kind, o.grp, o.unit, o.category_name, o.activity_name, o.payload,
+               o.type, o.source, o.id,
+               health_store.stamp_offset(o.payload->>'start') AS start_offset,
+               health_store.stamp_offset(o.payload->>'end') AS end_offset,
+               jsonb_populate_record(NULL::health_store.sent_fields, o.payload) AS f
+        FROM health_store.samples_0080 o
+        JOIN health_store.series k ON k.person = o.person AND k.type = o.type AND k.source = o.source
+        WHERE o.person = p_person) s
+  ORDER BY s.day, s.start_at;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.compact_samples(text) IS
+  'Moves a person''s samples from the table migration 0080 kept into health_store.sample_rows, compact by the current rule.';
+
 -- Work queued by versioned migrations (health_store.migration_tasks) that needs the current
 -- definitions: the migrator calls this at the end of every run, in the same transaction.
 CREATE OR REPLACE FUNCTION health_store.after_migrate()
@@ -360,6 +370,12 @@ AS $$
 DECLARE
   v_person text;
 BEGIN
+  FOR v_person IN
+    DELETE FROM health_store.migration_tasks WHERE task = 'compact_samples' RETURNING person
+  LOOP
+    PERFORM health_store.compact_samples(v_person);
+  END LOOP;
+  DROP TABLE IF EXISTS health_store.samples_0080;
   FOR v_person IN
     DELETE FROM health_store.migration_tasks WHERE task = 'rebuild_rollups' RETURNING person
   LOOP
@@ -376,7 +392,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.after_migrate() IS
-  'Runs the work versioned migrations queued in health_store.migration_tasks (rebuilding a person''s rollups, or only their levels 2 and 3, under current definitions); called by the migrator at the end of each run.';
+  'Runs the work versioned migrations queued in health_store.migration_tasks (moving a person''s samples into the compact table, rebuilding their rollups, or only their levels 2 and 3, under current definitions); called by the migrator at the end of each run.';
 
 -- Every difference between one person's stored rollups and a recompute. Empty when equal.
 --
@@ -426,7 +442,7 @@ BEGIN
     SELECT c.uuid, c.type, jsonb_build_object('parts', c.parts, 'parts_total', c.parts_total, 'counted', c.counted,
                                               'coalesced', s.coalesced) AS j
     FROM health_store.coverings c
-    LEFT JOIN health_store.samples s ON s.person = c.person AND s.uuid = c.uuid
+    LEFT JOIN health_store.sample_rows s ON s.person = c.person AND s.uuid = c.uuid
     WHERE c.person = p_person
     UNION ALL
     -- A sample flagged coalesced with no covering row.
@@ -448,7 +464,7 @@ BEGIN
   frontier_drift AS (
     SELECT k.type, k.source, jsonb_build_object('latest_end', f.latest_end) AS stored,
            jsonb_build_object('latest_end', k.latest_end) AS recomputed
-    FROM (SELECT s.type, s.source, max(s.end_at) AS latest_end FROM health_store.samples s
+    FROM (SELECT s.type, s.source, max(s.end_at) AS latest_end FROM health_store.live_samples s
           WHERE s.person = p_person AND s.type IN (SELECT t.type FROM health_store.total_types t)
           GROUP BY s.type, s.source) k
     LEFT JOIN health_store.key_frontiers f ON f.person = p_person AND f.type = k.type AND f.source = k.source
@@ -483,10 +499,10 @@ COMMENT ON FUNCTION health_store.verify_rollups(text) IS
 REVOKE EXECUTE ON FUNCTION
   health_store.flush_rollups(text),
   health_store.refresh_batch_rollups(text, health_store.rollup_key[], health_store.added_samples[]),
-  health_store.refresh_rollups(text, health_store.rollup_key[]),
   health_store.refresh_day_types(text, health_store.rollup_key[]),
   health_store.refresh_person_derived(text, text),
   health_store.rebuild_rollups(text),
   health_store.after_migrate(),
+  health_store.compact_samples(text),
   health_store.verify_rollups(text)
 FROM PUBLIC;

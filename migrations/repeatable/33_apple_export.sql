@@ -8,17 +8,22 @@
 -- value agree, whatever the source is called (the export names the device, healthd the
 -- bundle). The export writes whole seconds, healthd milliseconds: start and end agree when
 -- they are less than a second apart (the rule: health_store.is_twin, 10_rules.sql). The
--- pushed copy, which carries Apple's own uuid, is the one kept, whichever arrived first:
+-- pushed copy, which carries Apple's own uuid, is the one kept, whichever arrived first.
+-- incoming_samples finds each sample's twins; write_samples then
 --
---   an imported record with a pushed twin held      is not stored; counted as matched
---                                                   (drop_pushed_twins, called by store_batch)
---   a pushed sample with an imported twin held      replaces it: the imported row is deleted,
---                                                   its rollups and coverings redone, its route
---                                                   moved to the pushed workout
---                                                   (drop_export_twins, called by store_samples)
+--   keeps an imported record with a pushed twin held   out: counted as matched, the twin
+--                                                       brought back if it was marked deleted
+--                                                       (revive_pushed_twins)
+--   replaces the imported twins of a pushed sample      the imported rows deleted, their route
+--                                                       moved to the pushed workout
+--                                                       (drop_lower_twins)
 --
--- Both are cheap for a person who never had the other kind: one index probe decides there is
--- nothing to look for.
+-- Health Auto Export's points in time take part the same way, ranked between a pushed sample
+-- and an imported record (health_store.origin_rank): healthd's or Stridee's twin of one is kept,
+-- it replaces an imported record's.
+--
+-- and apply_sample_changes redoes their coverings and rollups. Both are cheap for a person who
+-- never had the other kind: nothing is looked for.
 --
 -- Names. Either way, a twin tells what the export calls the pushed sample's source: the
 -- export's sourceName ("Anna's Apple Watch") for healthd's bundle identifier
@@ -27,8 +32,8 @@
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
 -- The earliest instant a person's pushed samples can start: the earliest window of their
--- healthd batches (no sample of a batch starts before its windowStart) and the earliest
--- Stridee workout; NULL for someone who never pushed anything.
+-- healthd batches and Health Auto Export bodies (no sample of one starts before its
+-- windowStart) and the earliest Stridee workout; NULL for someone who never pushed anything.
 CREATE OR REPLACE FUNCTION health_store.pushed_from(p_person text) RETURNS timestamptz
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -36,12 +41,13 @@ AS $$
 BEGIN
   RETURN least((SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'http'),
                (SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'file'),
+               (SELECT min(d.window_start) FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'hae'),
                (SELECT min(w.start_at) FROM health_store.stridee_workouts w WHERE w.person = p_person));
 END
 $$;
 
 COMMENT ON FUNCTION health_store.pushed_from(text) IS
-  'The earliest start a person''s pushed samples can have (their healthd batches'' earliest windowStart, their earliest Stridee workout); NULL when they never pushed anything.';
+  'The earliest start a person''s pushed samples can have (their healthd batches'' and Health Auto Export bodies'' earliest windowStart, their earliest Stridee workout); NULL when they never pushed anything.';
 
 -- The names an export's records give the sources of their pushed twins: each pushed source
 -- with the export's name for it, kept as learned (named_by export) unless the same name; a
@@ -63,173 +69,85 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.note_source_names(text, text[], text[]) IS
-  'Keeps, for each pushed source, the name an export''s twin record gives it (named_by export). Called by drop_pushed_twins and drop_export_twins under the person lock.';
+  'Keeps, for each pushed source, the name an export''s twin record gives it (named_by export). Called by write_samples under the person lock.';
 
--- An import's batch without the records a pushed sample already holds (same type, span and
--- reading, any source), and how many those were. The samples are healthd-shaped objects
--- (store_batch's p_samples). Only records from where the person's pushed samples begin are
--- looked up, each by the sources that person has that type from on the days around it. The
--- pushed sample's source learns the record's name (note_source_names).
-CREATE OR REPLACE FUNCTION health_store.drop_pushed_twins(p_person text, p_samples jsonb,
-                                                          OUT samples jsonb, OUT matched integer)
+-- Brings back the given pushed samples of a person where they are marked deleted: an imported
+-- record of the export being imported is a twin of each (write_samples), so Health holds them
+-- after all. Returns what that changed. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.revive_pushed_twins(p_person text, p_uuids uuid[])
+RETURNS health_store.sample_changes
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-  v_from    timestamptz := health_store.pushed_from(p_person);
-  v_twins   bigint[];
-  v_sources text[];
-  v_names   text[];
 BEGIN
-  samples := p_samples;
-  matched := 0;
-  IF v_from IS NULL THEN
-    RETURN;
+  IF coalesce(cardinality(p_uuids), 0) = 0 THEN
+    RETURN NULL;
   END IF;
-  -- A pushed sample marked deleted that a record of this export is a twin of exists again
-  -- (62_deletions.sql): brought back first, so it is found below like any other.
-  PERFORM health_store.revive_pushed_twins(p_person, p_samples);
-  WITH x AS (
-    SELECT e.ordinality AS pos, e.value AS s, e.value->>'type' AS type,
-           (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
-           left(e.value->>'start', 10)::date AS start_day, left(e.value->>'end', 10)::date AS end_day,
-           health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value') AS value
-    FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
-    LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
-  )
-  , t AS (
-    SELECT x.pos, x.s->>'source' AS name, (
-             SELECT h.source
-             FROM health_store.rollup_source r
-             JOIN health_store.samples h ON h.person = r.person AND h.type = r.type AND h.source = r.source
-             WHERE r.person = p_person AND r.type = x.type AND r.day BETWEEN x.start_day - 1 AND x.end_day + 1
-               AND h.origin <> 'export'
-               AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value',
-                                        x.start_at, x.end_at, x.value, x.s->'value')
-             LIMIT 1) AS held_source
-    FROM x
-    WHERE x.start_at > v_from - interval '1 second'
-  )
-  SELECT array_agg(t.pos), array_agg(t.held_source), array_agg(t.name) INTO v_twins, v_sources, v_names
-  FROM t WHERE t.held_source IS NOT NULL;
-  IF v_twins IS NULL THEN
-    RETURN;
-  END IF;
-  matched := cardinality(v_twins);
-  PERFORM health_store.note_source_names(p_person, v_sources, v_names);
-  SELECT coalesce(jsonb_agg(e.value ORDER BY e.ordinality), '[]'::jsonb) INTO samples
-  FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
-  WHERE e.ordinality <> ALL (v_twins);
+  -- The mark's one writer (62_deletions.sql).
+  RETURN health_store.set_deleted(p_person, p_uuids, NULL, NULL);
 END
 $$;
 
-COMMENT ON FUNCTION health_store.drop_pushed_twins(text, jsonb) IS
-  'The samples of an import''s batch without those a held healthd or Stridee sample already is (same type, span to the second, reading), and how many were dropped. Called by store_batch for origin export.';
+COMMENT ON FUNCTION health_store.revive_pushed_twins(text, uuid[]) IS
+  'Clears the deletion mark of the given pushed samples of a person (an imported record is a twin of each); returns what that changed. Called by write_samples under the person lock.';
 
--- Brings back the person's pushed samples marked deleted that a record of an import's batch is
--- a twin of, with their coalescing rule and rollups. Marked samples are few: they are read
--- through their own index, and nothing is done for a person who has none.
-CREATE OR REPLACE FUNCTION health_store.revive_pushed_twins(p_person text, p_samples jsonb) RETURNS void
+-- Before samples are written: deletes the held samples of ways in they win over that they are
+-- twins of (the twins incoming_samples found: imported records, Health Auto Export points), moves
+-- such a workout's route and streams to the workout replacing it (unless that one has its own),
+-- and returns what leaving the held samples changed. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.drop_lower_twins(p_person text, p_rows health_store.incoming_sample[])
+RETURNS health_store.sample_changes
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_uuids uuid[];
+  v_old    uuid[];
+  v_new    uuid[];
+  v_days   date[];
+  v_series integer[];
+  v_starts timestamptz[];
+  v_ends   timestamptz[];
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM health_store.samples s WHERE s.person = p_person AND s.deleted_at IS NOT NULL) THEN
-    RETURN;
-  END IF;
-  WITH x AS (
-    SELECT e.value->>'type' AS type, (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
-           health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value') AS value, e.value->'value' AS payload_value
-    FROM jsonb_array_elements(p_samples) AS e
-    LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
-  )
-  SELECT array_agg(DISTINCT h.uuid) INTO v_uuids
-  FROM health_store.samples h
-  JOIN x ON h.type = x.type
-  WHERE h.person = p_person AND h.deleted_at IS NOT NULL AND h.origin <> 'export'
-    AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value', x.start_at, x.end_at, x.value, x.payload_value);
-  -- The mark's one writer (62_deletions.sql) clears it and redoes coverings and rollups.
-  PERFORM health_store.mark_deleted(p_person, v_uuids, NULL, NULL);
-END
-$$;
-
-COMMENT ON FUNCTION health_store.revive_pushed_twins(text, jsonb) IS
-  'Brings back (unmarks) the person''s pushed samples marked deleted that a record of an import''s batch is a twin of, and redoes their rollups. Called by drop_pushed_twins under the person lock.';
-
--- Before pushed samples are stored: deletes the imported samples they are twins of, keeps the
--- rollups and coverings of what was deleted right, and moves an imported workout's route to the
--- pushed workout (unless that one has a route of its own). Caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.drop_export_twins(p_person text, p_samples jsonb) RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-  v_old     uuid[];
-  v_new     uuid[];
-  v_sources text[];
-  v_names   text[];
-  v_keys    health_store.rollup_key[];
-  v_spans   health_store.span[];
-BEGIN
-  -- One probe of the partial index: nothing to do for a person who never imported.
-  IF NOT EXISTS (SELECT 1 FROM health_store.samples s WHERE s.person = p_person AND s.origin = 'export') THEN
-    RETURN;
-  END IF;
-
-  WITH x AS (
-    SELECT e.value AS s, (e.value->>'uuid')::uuid AS uuid, e.value->>'type' AS type,
-           (e.value->>'start')::timestamptz AS start_at, (e.value->>'end')::timestamptz AS end_at,
-           health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value') AS value
-    FROM jsonb_array_elements(p_samples) AS e
-    LEFT JOIN health_store.catalog c ON c.type = e.value->>'type'
-  )
-  SELECT array_agg(t.old_uuid), array_agg(t.new_uuid), array_agg(t.pushed_source), array_agg(t.name)
-  INTO v_old, v_new, v_sources, v_names
-  FROM (
-    SELECT DISTINCT ON (h.uuid) h.uuid AS old_uuid, x.uuid AS new_uuid, x.s->>'source' AS pushed_source, h.source AS name
-    FROM x
-    JOIN health_store.samples h
-      ON h.person = p_person AND h.origin = 'export' AND h.type = x.type
-     AND health_store.is_twin(h.start_at, h.end_at, h.value, h.payload->'value', x.start_at, x.end_at, x.value, x.s->'value')
-    ORDER BY h.uuid, x.uuid
-  ) t;
+  -- Each twin once, replaced by the least uuid of the samples it is.
+  SELECT array_agg(p.old_uuid), array_agg(p.new_uuid) INTO v_old, v_new
+  FROM (SELECT DISTINCT ON (t.uuid) t.uuid AS old_uuid, r.uuid AS new_uuid
+        FROM unnest(p_rows) r CROSS JOIN LATERAL unnest(r.twins) AS t (uuid)
+        ORDER BY t.uuid, r.uuid) p;
   IF v_old IS NULL THEN
-    RETURN;
+    RETURN NULL;
   END IF;
-  PERFORM health_store.note_source_names(p_person, v_sources, v_names);
 
   WITH gone AS (
-    DELETE FROM health_store.samples s
+    DELETE FROM health_store.sample_rows s
     WHERE s.person = p_person AND s.uuid = ANY (v_old)
-    RETURNING s.day, s.type, s.source, s.start_at, s.end_at
+    RETURNING s.day, s.series, s.start_at, s.end_at
   )
-  SELECT (SELECT array_agg(DISTINCT ROW(g.day, g.type, g.source)::health_store.rollup_key) FROM gone g),
-         (SELECT array_agg(ROW(g.type, g.source, g.start_at, g.end_at)::health_store.span) FROM gone g
-          WHERE g.type IN (SELECT t.type FROM health_store.total_types t))
-  INTO v_keys, v_spans;
+  SELECT array_agg(g.day), array_agg(g.series), array_agg(g.start_at), array_agg(g.end_at)
+  INTO v_days, v_series, v_starts, v_ends
+  FROM gone g;
 
   DELETE FROM health_store.coverings c WHERE c.person = p_person AND c.uuid = ANY (v_old);
 
-  -- The imported workout's route now belongs to the pushed workout, unless that has its own.
+  -- The replaced workout's route and streams now belong to the workout replacing it, unless
+  -- that has its own.
   UPDATE health_store.workout_routes r SET uuid = m.new_uuid
   FROM unnest(v_old, v_new) AS m(old_uuid, new_uuid)
   WHERE r.person = p_person AND r.uuid = m.old_uuid
     AND NOT EXISTS (SELECT 1 FROM health_store.workout_routes o WHERE o.person = p_person AND o.uuid = m.new_uuid);
   DELETE FROM health_store.workout_routes r WHERE r.person = p_person AND r.uuid = ANY (v_old);
+  UPDATE health_store.workout_streams s SET uuid = m.new_uuid
+  FROM unnest(v_old, v_new) AS m(old_uuid, new_uuid)
+  WHERE s.person = p_person AND s.uuid = m.old_uuid
+    AND NOT EXISTS (SELECT 1 FROM health_store.workout_streams o
+                    WHERE o.person = p_person AND o.uuid = m.new_uuid AND o.stream = s.stream);
+  DELETE FROM health_store.workout_streams s WHERE s.person = p_person AND s.uuid = ANY (v_old);
 
-  -- What the deleted samples covered or were part of is decided again; their keys, and the
-  -- keys whose coalescing changed, are recomputed from the samples left.
-  IF v_spans IS NOT NULL THEN
-    v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
-  END IF;
-  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, NULL);
+  RETURN health_store.changes_of_rows(p_person, v_days, v_series, v_starts, v_ends);
 END
 $$;
 
-COMMENT ON FUNCTION health_store.drop_export_twins(text, jsonb) IS
-  'Deletes the imported samples that the given pushed samples are twins of (same type, span to the second, reading), with their rollups, coverings and route kept right, and notes the export''s name of each pushed source. Called by store_samples for origins healthd and stridee, under the person lock.';
+COMMENT ON FUNCTION health_store.drop_lower_twins(text, health_store.incoming_sample[]) IS
+  'Deletes the held samples of ways in that samples of a batch win over and are twins of (imported records, Health Auto Export points), moving their routes and streams, and returns what that changed. Called by write_samples under the person lock.';
 
 -- The route of an imported workout, stored under the workout it belongs to: the imported one,
 -- or the pushed twin it matched (a workout of the same span), unless that pushed workout has a
@@ -304,9 +222,8 @@ COMMENT ON FUNCTION health_store.store_activity_summaries(text, jsonb, timestamp
 REVOKE EXECUTE ON FUNCTION
   health_store.note_source_names(text, text[], text[]),
   health_store.pushed_from(text),
-  health_store.revive_pushed_twins(text, jsonb),
-  health_store.drop_pushed_twins(text, jsonb),
-  health_store.drop_export_twins(text, jsonb),
+  health_store.revive_pushed_twins(text, uuid[]),
+  health_store.drop_lower_twins(text, health_store.incoming_sample[]),
   health_store.store_export_route(text, uuid, timestamptz, timestamptz, health_store.workout_route),
   health_store.store_activity_summaries(text, jsonb, timestamptz)
 FROM PUBLIC;

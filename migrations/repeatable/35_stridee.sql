@@ -40,7 +40,8 @@ COMMENT ON FUNCTION health_store.route_measures(double precision[], double preci
 
 -- A route of a workout, replaced whole: the arrays as given (parallel, time order; NULL
 -- elements for missing optional fields) with their measures. An empty route stores nothing.
-CREATE OR REPLACE FUNCTION health_store.store_route(p_person text, p_uuid uuid, p_origin text, p_route health_store.workout_route)
+CREATE OR REPLACE FUNCTION health_store.store_route(p_person text, p_uuid uuid, p_origin health_store.sample_origin,
+                                                    p_route health_store.workout_route)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -58,7 +59,7 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION health_store.store_route(text, uuid, text, health_store.workout_route) IS
+COMMENT ON FUNCTION health_store.store_route(text, uuid, health_store.sample_origin, health_store.workout_route) IS
   'Replaces the route of one workout (parallel arrays in time order) and computes its distance and elevation gain; an empty route leaves none.';
 
 -- Connects a person (a PUT of the connection, or any relay push) or disconnects them; returns
@@ -207,7 +208,7 @@ BEGIN
     || jsonb_strip_nulls(jsonb_build_object(
          'distanceMeters', (p_header->>'totalDistanceMeters')::double precision,
          'activeEnergyKilocalories', (p_header->>'totalEnergyKcal')::double precision));
-  PERFORM health_store.store_samples(p_person, jsonb_build_array(v_sample), 'stridee', p_received_at, NULL);
+  PERFORM health_store.store_samples(p_person, jsonb_build_array(v_sample), 'stridee', p_received_at, NULL, false);
   RETURN CASE WHEN v_held IS NULL THEN 'stored' ELSE 'replaced' END;
 END
 $$;
@@ -277,7 +278,7 @@ COMMENT ON FUNCTION health_store.store_wellness(text, boolean, boolean, text[], 
   'Stores a healthkit.wellness.v1 batch of a person (parallel arrays, one element per item), each item upserted on (person, kind, startTime) and kept as sent; answers stored, the items stored (one per identity) and how many were new, or not_connected and 0 when a device push finds the person not connected.';
 
 REVOKE EXECUTE ON FUNCTION
-  health_store.store_route(text, uuid, text, health_store.workout_route),
+  health_store.store_route(text, uuid, health_store.sample_origin, health_store.workout_route),
   health_store.set_connection(text, boolean, boolean, timestamptz),
   health_store.accept_push(text, boolean, timestamptz),
   health_store.store_workout(text, boolean, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz),

@@ -33,9 +33,9 @@ COMMENT ON COLUMN health.catalog.rule IS 'How a day value is made: total (per-so
 -- The samples that are workouts (health_store.is_workout).
 CREATE OR REPLACE VIEW health_store.workout_samples AS
 SELECT s.*
-FROM health_store.samples s
+FROM health_store.live_samples s
 JOIN health_store.catalog c ON c.type = s.type
-WHERE health_store.is_workout(c.rule, s.kind) AND s.deleted_at IS NULL;
+WHERE health_store.is_workout(c.rule, s.kind);
 
 COMMENT ON VIEW health_store.workout_samples IS
   'Samples of the catalog''s workout rule sent as kind workout, but those Health deleted; health.workouts reads it.';
@@ -215,8 +215,9 @@ SELECT w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type,
        coalesce(w.activity_name, 'activity type ' || w.activity_type) AS activity_name,
        w.duration_s, w.distance_m, w.energy_kcal, w.source,
        coalesce(o.uuids, '{}'::uuid[]) AS overlapping,
-       CASE WHEN w.origin = 'healthd' AND sw.uuid IS NOT NULL THEN 'both' ELSE w.origin END AS origin,
-       sw.server_type, sw.device_name, sw.heart_rate_min, sw.heart_rate_mean, sw.heart_rate_max,
+       CASE WHEN w.origin = 'healthd' AND sw.uuid IS NOT NULL THEN 'both' ELSE w.origin::text END AS origin,
+       sw.server_type, sw.device_name, coalesce(sw.heart_rate_min, hr.low) AS heart_rate_min,
+       coalesce(sw.heart_rate_mean, hr.mean) AS heart_rate_mean, coalesce(sw.heart_rate_max, hr.high) AS heart_rate_max,
        r.points AS route_points, r.distance_m AS route_distance_m, r.elevation_gain_m
 FROM health_store.workout_samples w
 -- The person's longest workout bounds the search for overlapping ones (grouped by person, so
@@ -233,7 +234,13 @@ LEFT JOIN LATERAL (
 ) o ON true
 -- What a Stridee body adds to the workout (whoever sent it first), and its route.
 LEFT JOIN health_store.stridee_workouts sw ON sw.person = w.person AND sw.uuid = w.uuid
-LEFT JOIN health_store.workout_routes r ON r.person = w.person AND r.uuid = w.uuid;
+LEFT JOIN health_store.workout_routes r ON r.person = w.person AND r.uuid = w.uuid
+-- Without a Stridee body, the heart rate of the stream Health Auto Export sent (heartRateData).
+LEFT JOIN LATERAL (
+  SELECT min(x.v) AS low, avg(x.v) AS mean, max(x.v) AS high
+  FROM health_store.workout_streams s CROSS JOIN LATERAL unnest(s.v) AS x(v)
+  WHERE s.person = w.person AND s.uuid = w.uuid AND s.stream = 'heart_rate'
+) hr ON sw.uuid IS NULL;
 
 COMMENT ON VIEW health.workouts IS
   'Every workout, one row each, never merged: two apps recording one session show as two rows that list each other in overlapping.';
@@ -249,12 +256,12 @@ COMMENT ON COLUMN health.workouts.distance_m IS 'Distance in metres; NULL when n
 COMMENT ON COLUMN health.workouts.energy_kcal IS 'Active energy in kilocalories; NULL when none was recorded.';
 COMMENT ON COLUMN health.workouts.source IS 'Bundle identifier of the app or device that recorded it.';
 COMMENT ON COLUMN health.workouts.overlapping IS 'uuids of the person''s other workouts whose time overlaps this one (start before its end and end after its start), ordered by start; {} when none.';
-COMMENT ON COLUMN health.workouts.origin IS 'What brought the workout: healthd (the app''s sample), stridee (a healthkit.v1 body only), both (the same HKWorkout uuid from each: one workout, healthd''s values) or export (the Health app''s export).';
+COMMENT ON COLUMN health.workouts.origin IS 'What brought the workout: healthd (the app''s sample), stridee (a healthkit.v1 body only), both (the same HKWorkout uuid from each: one workout, healthd''s values), export (the Health app''s export) or hae (Health Auto Export).';
 COMMENT ON COLUMN health.workouts.server_type IS 'Stridee discipline as sent (RUNNING, CYCLING, …); NULL without a Stridee body.';
 COMMENT ON COLUMN health.workouts.device_name IS 'Recording device named in the Stridee body; NULL when none.';
-COMMENT ON COLUMN health.workouts.heart_rate_min IS 'Lowest heart rate of the Stridee body''s heartRate stream, beats per minute (count/min); NULL without one.';
-COMMENT ON COLUMN health.workouts.heart_rate_mean IS 'Mean of the heartRate stream''s samples, beats per minute; NULL without one.';
-COMMENT ON COLUMN health.workouts.heart_rate_max IS 'Highest heart rate of the heartRate stream, beats per minute; NULL without one.';
+COMMENT ON COLUMN health.workouts.heart_rate_min IS 'Lowest heart rate of the Stridee body''s heartRate stream (else of Health Auto Export''s heartRateData), beats per minute (count/min); NULL without one.';
+COMMENT ON COLUMN health.workouts.heart_rate_mean IS 'Mean of the heart rate stream''s samples (Stridee''s heartRate, else Health Auto Export''s heartRateData), beats per minute; NULL without one.';
+COMMENT ON COLUMN health.workouts.heart_rate_max IS 'Highest heart rate of the heart rate stream (as heart_rate_mean), beats per minute; NULL without one.';
 COMMENT ON COLUMN health.workouts.route_points IS 'GPS points of the workout''s route (health.workout_route_points); NULL without a route.';
 COMMENT ON COLUMN health.workouts.route_distance_m IS 'Length of the route in metres (haversine over consecutive points, see health.workout_routes); NULL without a route.';
 COMMENT ON COLUMN health.workouts.elevation_gain_m IS 'Sum of the route''s rises between consecutive points with an altitude, metres; NULL without a route or altitudes.';
@@ -265,7 +272,7 @@ CREATE OR REPLACE VIEW health.coalesced_samples AS
 SELECT c.person, s.day, c.type, c.source, c.uuid, c.start_at, c.end_at, s.value, c.parts,
        c.parts_total::double precision AS parts_total, c.counted
 FROM health_store.coverings c
-JOIN health_store.samples s ON s.person = c.person AND s.uuid = c.uuid AND s.deleted_at IS NULL;
+JOIN health_store.live_samples s ON s.person = c.person AND s.uuid = c.uuid;
 
 COMMENT ON VIEW health.coalesced_samples IS
   'Every sample of rule total that covers two or more samples of its own source (Apple Health replacing fine samples with one combined sample, or a source writing a long sample over short ones): one row each. counted is false for a coalescing — its parts add up to its value, so it counts in no total — and true when they do not.';
@@ -367,7 +374,7 @@ COMMENT ON VIEW health.freshness IS
 COMMENT ON COLUMN health.freshness.person IS 'Whose data.';
 COMMENT ON COLUMN health.freshness.last_received_at IS 'When the latest accepted batch arrived (timestamptz).';
 COMMENT ON COLUMN health.freshness.last_export_id IS 'exportId of the export run that sent that batch.';
-COMMENT ON COLUMN health.freshness.last_basis IS 'basis of that batch: window (a manual or Shortcuts export), anchor (the scheduled export) or export (an import of the Health app''s export).';
+COMMENT ON COLUMN health.freshness.last_basis IS 'basis of that batch: window (a manual or Shortcuts export), anchor (the scheduled export), export (an import of the Health app''s export) or hae (a Health Auto Export body).';
 COMMENT ON COLUMN health.freshness.newest_sample_end_at IS 'The latest end of any sample held for the person (timestamptz); NULL when none is held.';
 COMMENT ON COLUMN health.freshness.hours_since_last_batch IS 'Hours since last_received_at, as of now().';
 COMMENT ON COLUMN health.freshness.stale_after IS 'How long without a batch counts as stale (health.set_stale_after; 6 hours unless set).';
@@ -434,7 +441,7 @@ COMMENT ON VIEW health.export_runs IS
   'One row per person and export run (exportId): which batches arrived and whether the run is complete. A run with no final batch yet is truncated, not invalid: its batches are stored, and a missing batch may still arrive on retry.';
 COMMENT ON COLUMN health.export_runs.person IS 'Whose data.';
 COMMENT ON COLUMN health.export_runs.export_id IS 'exportId shared by every batch of the run.';
-COMMENT ON COLUMN health.export_runs.basis IS 'window (a manual or Shortcuts export), anchor (the scheduled export) or export (an import of the Health app''s export: one run per exported file).';
+COMMENT ON COLUMN health.export_runs.basis IS 'window (a manual or Shortcuts export), anchor (the scheduled export), export (an import of the Health app''s export: one run per exported file) or hae (a Health Auto Export body: one run of one batch per body).';
 COMMENT ON COLUMN health.export_runs.generated_at IS 'When the run''s batches were built (timestamptz); not when any sample was recorded.';
 COMMENT ON COLUMN health.export_runs.occasion_start IS 'Start of the run''s occasion (timestamptz): a label, not a filter.';
 COMMENT ON COLUMN health.export_runs.occasion_end IS 'End of the run''s occasion (timestamptz).';
@@ -451,7 +458,7 @@ COMMENT ON COLUMN health.export_runs.duplicates IS 'Samples already held with th
 ---------------------------------------------------------------------------------------------
 -- health.deliveries
 CREATE OR REPLACE VIEW health.deliveries AS
-SELECT d.person, d.received_at, d.origin, d.format, d.export_id, d.batch_sequence, d.is_final,
+SELECT d.person, d.received_at, d.origin::text AS origin, d.format, d.export_id, d.batch_sequence, d.is_final,
        d.basis, d.window_start, d.window_end, d.samples, d.inserted, d.duplicates, d.replaced,
        d.quarantined, d.file
 FROM health_store.deliveries d;
@@ -460,12 +467,12 @@ COMMENT ON VIEW health.deliveries IS
   'One row per accepted request, backlog file batch or batch of an imported export, retries included.';
 COMMENT ON COLUMN health.deliveries.person IS 'Whose data.';
 COMMENT ON COLUMN health.deliveries.received_at IS 'When the batch was accepted (timestamptz).';
-COMMENT ON COLUMN health.deliveries.origin IS 'http (sent by the app), file (read from a backlog file by ingest) or export (the Health app''s export, read by import-apple-health).';
+COMMENT ON COLUMN health.deliveries.origin IS 'http (sent by the app), file (read from a backlog file by ingest), export (the Health app''s export, read by import-apple-health) or hae (a Health Auto Export body, sent to /hae or read by ingest).';
 COMMENT ON COLUMN health.deliveries.format IS 'json or csv; xml for an export.';
 COMMENT ON COLUMN health.deliveries.export_id IS 'exportId of the run the batch belongs to.';
 COMMENT ON COLUMN health.deliveries.batch_sequence IS 'batchSequence: 1-based position of the batch in its run.';
 COMMENT ON COLUMN health.deliveries.is_final IS 'isFinalBatch: true on the run''s last batch.';
-COMMENT ON COLUMN health.deliveries.basis IS 'window (a manual or Shortcuts export) or anchor (the scheduled export); export for a batch of the Health app''s export.';
+COMMENT ON COLUMN health.deliveries.basis IS 'window (a manual or Shortcuts export) or anchor (the scheduled export); export for a batch of the Health app''s export; hae for a Health Auto Export body.';
 COMMENT ON COLUMN health.deliveries.window_start IS 'windowStart (timestamptz): no sample of the batch starts before it.';
 COMMENT ON COLUMN health.deliveries.window_end IS 'windowEnd (timestamptz): no sample of the batch ends after it.';
 COMMENT ON COLUMN health.deliveries.samples IS 'Samples in the batch, quarantined ones included.';
@@ -473,7 +480,7 @@ COMMENT ON COLUMN health.deliveries.inserted IS 'Samples new to the store (uuid 
 COMMENT ON COLUMN health.deliveries.duplicates IS 'Samples already held with the same content, and repeats of a uuid within the batch.';
 COMMENT ON COLUMN health.deliveries.replaced IS 'Samples already held whose content changed: the newer copy replaced the older.';
 COMMENT ON COLUMN health.deliveries.quarantined IS 'Samples that broke the contract and were kept in health.quarantine instead.';
-COMMENT ON COLUMN health.deliveries.file IS 'Backlog file or export (archive, folder or export.xml) the batch was read from; NULL for http.';
+COMMENT ON COLUMN health.deliveries.file IS 'Backlog file or export (archive, folder or export.xml) the batch was read from; NULL for a request.';
 
 ---------------------------------------------------------------------------------------------
 -- health.quarantine

@@ -23,7 +23,7 @@ CROSS JOIN LATERAL unnest(r.t, r.lat, r.lon, r.altitude_m, r.speed_mps, r.course
 WHERE w.deleted_at IS NULL;
 
 COMMENT ON VIEW health.workout_route_points IS
-  'Every GPS point of every workout route (from a Stridee body or the Health app''s export), in time order: one row per point. Draw one workout with WHERE person = … AND uuid = … ORDER BY seq.';
+  'Every GPS point of every workout route (from a Stridee body, the Health app''s export or Health Auto Export), in time order: one row per point. Draw one workout with WHERE person = … AND uuid = … ORDER BY seq.';
 COMMENT ON COLUMN health.workout_route_points.person IS 'Whose workout.';
 COMMENT ON COLUMN health.workout_route_points.uuid IS 'The workout (health.workouts.uuid).';
 COMMENT ON COLUMN health.workout_route_points.seq IS 'Position of the point in the route, from 1, in time order.';
@@ -70,7 +70,7 @@ CROSS JOIN LATERAL unnest(s.t, s.v) AS x(t, v)
 WHERE w.deleted_at IS NULL;
 
 COMMENT ON VIEW health.workout_streams IS
-  'Samples recorded during a workout and sent in its Stridee body: heart rate, running power, cycling power and cadence, one row per sample.';
+  'Samples recorded during a workout and sent in its Stridee body or by Health Auto Export (heartRateData, power and cadence series): heart rate, running power, cycling power and cadence, one row per sample.';
 COMMENT ON COLUMN health.workout_streams.person IS 'Whose workout.';
 COMMENT ON COLUMN health.workout_streams.uuid IS 'The workout (health.workouts.uuid).';
 COMMENT ON COLUMN health.workout_streams.stream IS 'heart_rate, running_power, cycling_power or cycling_cadence.';

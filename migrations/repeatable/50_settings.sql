@@ -35,18 +35,19 @@ BEGIN
   INSERT INTO health_store.settings AS s (person, time_zone) VALUES (v_person, v_tz)
   ON CONFLICT ON CONSTRAINT settings_pkey DO UPDATE SET time_zone = excluded.time_zone;
 
+  -- Each sample's day again, from its timestamps as written (health_store.samples gives them).
   WITH target AS (
-    SELECT s.uuid, s.day AS old_day,
+    SELECT s.uuid, s.day AS old_day, s.type, s.source,
            health_store.sample_day(s.payload->>'start', s.payload->>'end', c.rule, v_tz) AS new_day
     FROM health_store.samples s
     LEFT JOIN health_store.catalog c ON c.type = s.type
     WHERE s.person = v_person
   ),
   moved AS (
-    UPDATE health_store.samples s SET day = t.new_day
+    UPDATE health_store.sample_rows s SET day = t.new_day
     FROM target t
     WHERE s.person = v_person AND s.uuid = t.uuid AND t.new_day <> t.old_day
-    RETURNING t.old_day, t.new_day, s.type, s.source
+    RETURNING t.old_day, t.new_day, t.type, t.source
   ),
   keys AS (
     SELECT m.old_day AS day, m.type, m.source FROM moved m
@@ -59,7 +60,8 @@ BEGIN
     -- Most days moved: one set-based rebuild beats refreshing key by key.
     PERFORM health_store.rebuild_rollups(v_person);
   ELSIF v_keys IS NOT NULL THEN
-    PERFORM health_store.refresh_rollups(v_person, v_keys);
+    -- Only days changed: the keys left and joined are recomputed (no span moved).
+    PERFORM health_store.apply_sample_changes(v_person, ROW(v_keys, NULL, NULL, NULL, false)::health_store.sample_changes, false);
   END IF;
 END
 $$;

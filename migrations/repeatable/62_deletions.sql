@@ -28,12 +28,14 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   v_staged integer;
+  v_types  text[];
+  v_kinds  text[];
+  v_rules  text[];
 BEGIN
+  SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule) INTO v_types, v_kinds, v_rules FROM health_store.catalog c;
   INSERT INTO health_store.export_records (person, run, type, start_at, end_at, value, payload_value)
-  SELECT p_person, p_run, e.value->>'type', (e.value->>'start')::timestamptz, (e.value->>'end')::timestamptz,
-         health_store.typed_value(c.kind, e.value->>'kind', e.value->>'value'), e.value->'value'
-  FROM jsonb_array_elements(p_samples) AS e
-  LEFT JOIN health_store.catalog c ON c.type = e.value->>'type';
+  SELECT p_person, p_run, t.type, t.start_at, t.end_at, t.value, t.sent->'value'
+  FROM health_store.typed_samples(p_samples, NULL, 'export', v_types, v_kinds, v_rules) t;
   GET DIAGNOSTICS v_staged = ROW_COUNT;
   RETURN v_staged;
 END
@@ -59,7 +61,8 @@ COMMENT ON FUNCTION health_store.discard_export_records(text, uuid) IS
 
 -- The samples a reconciliation would mark: the person's samples held when the command started
 -- (first received before p_started_at, not marked), starting before the ExportDate, of a type
--- the staged export carries, that no staged record is a twin of. The staged records are probed
+-- the staged export carries, that no staged record is a twin of (Health Auto Export's
+-- summarized buckets are never marked: no record is one). The staged records are probed
 -- by their index on (type, start): a twin starts within a second.
 CREATE OR REPLACE FUNCTION health_store.reconcile_candidates(p_person text, p_run uuid, p_export_date timestamptz,
                                                              p_started_at timestamptz)
@@ -75,14 +78,16 @@ BEGIN
   SELECT array_agg(DISTINCT r.type) INTO v_types FROM health_store.export_records r WHERE r.person = p_person AND r.run = p_run;
   RETURN QUERY
   SELECT s.uuid, s.type, s.day
-  FROM health_store.samples s
+  FROM health_store.live_samples s
   WHERE s.person = p_person AND s.type = ANY (v_types) AND s.start_at < p_export_date
-    AND s.deleted_at IS NULL AND s.first_received_at < p_started_at
+    AND s.first_received_at < p_started_at
+    -- A summarized Health Auto Export bucket is no record of Health's: no export holds it.
+    AND NOT health_store.is_bucket(s.origin, s.payload)
     AND NOT EXISTS (
       SELECT 1 FROM health_store.export_records r
       WHERE r.person = p_person AND r.run = p_run AND r.type = s.type
         AND health_store.is_twin(r.start_at, r.end_at, r.value, r.payload_value,
-                                 s.start_at, s.end_at, s.value, s.payload->'value'));
+                                 s.start_at, health_store.twin_end(s.origin, s.kind, s.end_at), s.value, s.payload->'value'));
 END
 $$;
 
@@ -193,45 +198,56 @@ COMMENT ON FUNCTION health_store.reconcile_export(text, uuid, timestamptz, text,
   'Reconciles a person with a staged export: refuses an export older than the last one reconciled or a loss of over 20 % of a type (unless forced); with p_apply marks what no record matches deleted and records it. Answers the marks per type and month.';
 
 -- Marks the given samples of a person deleted by the export of p_export_date — or, with
--- p_export_date NULL, clears their marks (revive_pushed_twins) — and keeps everything that
--- counts samples right: the coalescing rule around them and their rollup keys. The one writer
--- of the mark but store_samples' own. Caller holds the person lock.
+-- p_export_date NULL, clears their marks (an imported record proved them, revive_pushed_twins)
+-- — and returns what that changed for apply_sample_changes. The one writer of the mark but
+-- write_samples' own (a sample received again). Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.set_deleted(p_person text, p_uuids uuid[], p_export_date timestamptz,
+                                                    p_at timestamptz)
+RETURNS health_store.sample_changes
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_days   date[];
+  v_series integer[];
+  v_starts timestamptz[];
+  v_ends   timestamptz[];
+BEGIN
+  IF coalesce(cardinality(p_uuids), 0) = 0 THEN
+    RETURN NULL;
+  END IF;
+  -- Aggregates in the FROM's select, never subqueries in a target list (Citus pushes none down).
+  WITH marked AS (
+    UPDATE health_store.sample_rows s
+    SET deleted_at = CASE WHEN p_export_date IS NOT NULL THEN p_at END, deleted_by_export = p_export_date
+    WHERE s.person = p_person AND s.uuid = ANY (p_uuids) AND (s.deleted_at IS NULL) = (p_export_date IS NOT NULL)
+    RETURNING s.day, s.series, s.start_at, s.end_at
+  )
+  SELECT array_agg(m.day), array_agg(m.series), array_agg(m.start_at), array_agg(m.end_at)
+  INTO v_days, v_series, v_starts, v_ends
+  FROM marked m;
+  RETURN health_store.changes_of_rows(p_person, v_days, v_series, v_starts, v_ends);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.set_deleted(text, uuid[], timestamptz, timestamptz) IS
+  'Marks samples of a person deleted by an export (or, with a NULL export date, clears their marks); returns what that changed. Caller holds the person lock.';
+
+-- Marks samples deleted (or clears their marks) and keeps everything that counts samples right.
+-- Caller holds the person lock.
 CREATE OR REPLACE FUNCTION health_store.mark_deleted(p_person text, p_uuids uuid[], p_export_date timestamptz,
                                                      p_at timestamptz)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-  v_keys  health_store.rollup_key[];
-  v_spans health_store.span[];
 BEGIN
-  IF coalesce(cardinality(p_uuids), 0) = 0 THEN
-    RETURN;
-  END IF;
-  -- Aggregates in the FROM's select, never subqueries in a target list (Citus pushes none down).
-  -- With no export date the marks go: the samples exist again.
-  WITH marked AS (
-    UPDATE health_store.samples s
-    SET deleted_at = CASE WHEN p_export_date IS NOT NULL THEN p_at END, deleted_by_export = p_export_date
-    WHERE s.person = p_person AND s.uuid = ANY (p_uuids) AND (s.deleted_at IS NULL) = (p_export_date IS NOT NULL)
-    RETURNING s.day, s.type, s.source, s.start_at, s.end_at
-  )
-  SELECT array_agg(DISTINCT ROW(m.day, m.type, m.source)::health_store.rollup_key),
-         array_agg(ROW(m.type, m.source, m.start_at, m.end_at)::health_store.span) FILTER (WHERE t.type IS NOT NULL)
-  INTO v_keys, v_spans
-  FROM marked m
-  LEFT JOIN health_store.total_types t ON t.type = m.type;
-  IF v_spans IS NOT NULL THEN
-    v_keys := v_keys || health_store.refresh_coverings(p_person, v_spans);
-  END IF;
-  PERFORM health_store.refresh_batch_rollups(p_person, v_keys, NULL);
-  PERFORM health_store.note_newest_end(p_person);
+  PERFORM health_store.apply_sample_changes(p_person, health_store.set_deleted(p_person, p_uuids, p_export_date, p_at), false);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.mark_deleted(text, uuid[], timestamptz, timestamptz) IS
-  'Marks samples of a person deleted by an export (or, with a NULL export date, clears their marks) and redoes the coalescing rule around them and their rollups. Caller holds the person lock.';
+  'Marks samples of a person deleted by an export (or, with a NULL export date, clears their marks) and redoes the coalescing rule around them, their rollups and the newest end. Caller holds the person lock.';
 
 REVOKE EXECUTE ON FUNCTION
   health_store.stage_export_records(text, uuid, jsonb),
@@ -239,6 +255,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.reconcile_candidates(text, uuid, timestamptz, timestamptz),
   health_store.refuse_large_losses(text, health_store.marked_sample[], timestamptz, timestamptz),
   health_store.reconcile_export(text, uuid, timestamptz, text, timestamptz, boolean, boolean, timestamptz),
+  health_store.set_deleted(text, uuid[], timestamptz, timestamptz),
   health_store.mark_deleted(text, uuid[], timestamptz, timestamptz)
 FROM PUBLIC;
 

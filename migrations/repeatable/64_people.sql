@@ -9,12 +9,12 @@
 -- every health_store table that has a person column, so a new table cannot be forgotten.
 CREATE OR REPLACE VIEW health_store.person_tables (table_name, delete_order) AS
 VALUES
-  ('quarantine', 1), ('deliveries', 2), ('samples', 3), ('coverings', 4), ('long_spans', 5),
-  ('key_frontiers', 6), ('rollup_source', 7), ('rollup_day_type', 8), ('rollup_day', 9),
-  ('deferred_rollups', 10), ('migration_tasks', 11), ('ingested_files', 12),
-  ('workout_streams', 13), ('workout_routes', 14), ('stridee_workouts', 15), ('wellness_items', 16),
-  ('activity_summaries', 17), ('reconciliations', 18), ('export_records', 19), ('connections', 20),
-  ('source_priorities', 21), ('source_names', 22), ('settings', 23), ('tokens', 24), ('persons', 25);
+  ('quarantine', 1), ('deliveries', 2), ('sample_rows', 3), ('series', 4), ('coverings', 5), ('long_spans', 6),
+  ('key_frontiers', 7), ('rollup_source', 8), ('rollup_day_type', 9), ('rollup_day', 10),
+  ('deferred_rollups', 11), ('migration_tasks', 12), ('ingested_files', 13),
+  ('workout_streams', 14), ('workout_routes', 15), ('stridee_workouts', 16), ('wellness_items', 17),
+  ('activity_summaries', 18), ('reconciliations', 19), ('export_records', 20), ('connections', 21),
+  ('source_priorities', 22), ('source_names', 23), ('settings', 24), ('tokens', 25), ('hae_records', 26), ('persons', 27);
 
 COMMENT ON VIEW health_store.person_tables IS
   'Every health_store table with a person column, in delete order (children first): the one list person delete uses.';
@@ -97,7 +97,7 @@ BEGIN
   ),
   live AS (SELECT t.person, count(*) FILTER (WHERE health_store.token_is_live(t.revoked_at, t.expires_at)) AS n
            FROM health_store.tokens t GROUP BY t.person),
-  held AS (SELECT s.person, count(*) AS n FROM health_store.samples s GROUP BY s.person),
+  held AS (SELECT s.person, count(*) AS n FROM health_store.live_samples s GROUP BY s.person),
   days AS (SELECT d.person, min(d.day) AS first_day, max(d.day) AS last_day FROM health_store.rollup_day d GROUP BY d.person),
   last AS (SELECT d.person, max(d.received_at) AS at FROM health_store.deliveries d GROUP BY d.person)
   SELECT w.person, coalesce(l.n, 0), coalesce(h.n, 0), y.first_day, y.last_day, b.at
@@ -245,6 +245,23 @@ $$;
 COMMENT ON FUNCTION health_store.restore_route(text, jsonb) IS
   'Writes back an exported route row (without its person) for a person, under the person lock; a route held for that workout stays.';
 
+-- Writes back a workout's stream Health Auto Export brought, as `person export` read it (the
+-- stored row without its person), under the person lock; a stream already held stays.
+CREATE OR REPLACE FUNCTION health_store.restore_stream(p_person text, p_row jsonb) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+  INSERT INTO health_store.workout_streams
+  SELECT (jsonb_populate_record(NULL::health_store.workout_streams, p_row || jsonb_build_object('person', p_person))).*
+  ON CONFLICT (person, uuid, stream) DO NOTHING;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.restore_stream(text, jsonb) IS
+  'Writes back an exported workout stream row (without its person) for a person, under the person lock; a stream held for that workout stays.';
+
 -- A person's deletion marks and reconciliations as one JSON object (`person export`):
 -- {"marks": [{uuid, deleted_at, deleted_by_export}], "reconciliations": [rows without the person]}.
 CREATE OR REPLACE FUNCTION health_store.person_deletions(p_person text) RETURNS jsonb
@@ -255,7 +272,7 @@ BEGIN
   RETURN jsonb_build_object(
     'marks', coalesce((SELECT jsonb_agg(jsonb_build_object('uuid', s.uuid, 'deleted_at', s.deleted_at,
                                                            'deleted_by_export', s.deleted_by_export) ORDER BY s.uuid)
-                       FROM health_store.samples s WHERE s.person = p_person AND s.deleted_at IS NOT NULL), '[]'::jsonb),
+                       FROM health_store.sample_rows s WHERE s.person = p_person AND s.deleted_at IS NOT NULL), '[]'::jsonb),
     'reconciliations', coalesce((SELECT jsonb_agg(to_jsonb(r) - 'person' ORDER BY r.reconciled_at)
                                  FROM health_store.reconciliations r WHERE r.person = p_person), '[]'::jsonb));
 END
@@ -297,6 +314,7 @@ COMMENT ON FUNCTION health_store.restore_deletions(text, jsonb) IS
 
 REVOKE EXECUTE ON FUNCTION
   health_store.person_rows(text),
+  health_store.restore_stream(text, jsonb),
   health_store.person_deletions(text),
   health_store.restore_deletions(text, jsonb),
   health_store.restore_route(text, jsonb),

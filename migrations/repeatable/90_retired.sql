@@ -41,3 +41,32 @@ DROP FUNCTION IF EXISTS health_store.store_wellness(text, boolean, text[], times
 
 -- A level-1 total is taken from the aggregates themselves (20_rollup_source.sql).
 DROP FUNCTION IF EXISTS health_store.source_total(text, numeric, numeric);
+
+-- The write path as stages (30_store_batch.sql): the samples in health_store.sample_rows,
+-- origins as enums, deferral an argument, twins found once by incoming_samples.
+DROP FUNCTION IF EXISTS health_store.refresh_rollups(text, health_store.rollup_key[]);
+DROP FUNCTION IF EXISTS health_store.store_samples(text, jsonb, text, timestamptz, uuid);
+DROP FUNCTION IF EXISTS health_store.store_batch(text, text, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz);
+DROP FUNCTION IF EXISTS health_store.drop_pushed_twins(text, jsonb);
+DROP FUNCTION IF EXISTS health_store.drop_export_twins(text, jsonb);
+DROP FUNCTION IF EXISTS health_store.revive_pushed_twins(text, jsonb);
+DROP FUNCTION IF EXISTS health_store.store_route(text, uuid, text, health_store.workout_route);
+DROP FUNCTION IF EXISTS health_store.origin_rank(text);
+
+-- Health Auto Export (37_hae.sql): the write path reads Min and Max and finds twins of any two
+-- ways in, ranked; rollup level 1 reads the extremes; the twins a sample replaces are dropped
+-- by drop_lower_twins, routes and streams moved.
+DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text);
+DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin);
+DROP FUNCTION IF EXISTS health_store.drop_imported_twins(text, health_store.incoming_sample[]);
+DROP FUNCTION IF EXISTS health_store.sample_facts_of(text, double precision, timestamptz, timestamptz, uuid, integer,
+                                                     double precision, double precision, double precision);
+DROP FUNCTION IF EXISTS health_store.compact_payload(jsonb, uuid, text, text, text, text, text, smallint, smallint,
+                                                     double precision, text, text, integer, text, double precision,
+                                                     double precision, double precision);
+DROP FUNCTION IF EXISTS health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text,
+                                                     text, integer, text, text, double precision, text, double precision,
+                                                     text, double precision);
+DROP FUNCTION IF EXISTS health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz,
+                                                  smallint, double precision, text, text, integer, text, double precision,
+                                                  double precision, double precision, jsonb);

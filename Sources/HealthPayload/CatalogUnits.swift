@@ -1,9 +1,10 @@
-/// Converting a value from the unit the export writes (the user's preferred one: km or mi,
-/// lb, °F, kJ, Cal, cm, …) to the unit the catalog keeps the type in. Rules as data: one
-/// table, `units[catalog unit][written unit]`.
-enum ExportUnits {
+/// Converting a value from the unit a way in writes (the user's preferred one: km or mi, lb,
+/// °F, kJ, Cal, cm, …) to the unit the catalog keeps the type in: the Health app's export and
+/// Health Auto Export both convert through it. Rules as data: one table,
+/// `units[catalog unit][written unit]`.
+public enum CatalogUnits {
     /// How a written value becomes the catalog's.
-    enum Conversion: Equatable {
+    public enum Conversion: Equatable, Sendable {
         /// Multiply by this.
         case scale(Double)
         /// Degrees Fahrenheit to Celsius: (v − 32) × 5 / 9.
@@ -11,7 +12,8 @@ enum ExportUnits {
         /// Kelvin to Celsius: v − 273.15.
         case kelvin
 
-        func apply(_ v: Double) -> Double {
+        /// The value in the catalog's unit.
+        public func apply(_ v: Double) -> Double {
             switch self {
             case .scale(let factor): factor == 1 ? v : v * factor
             case .fahrenheit: (v - 32) * 5 / 9
@@ -20,8 +22,8 @@ enum ExportUnits {
         }
     }
 
-    /// Written units per catalog unit. `%` is how the Health app writes a fraction (0.97): it
-    /// stays as it is (docs/apple-export.md).
+    /// Written units per catalog unit. `%` is how the Health app's export writes a fraction
+    /// (0.97): it stays as it is. Health Auto Export writes `%` as 0–100 (`percentIsHundredths`).
     static let units: [String: [String: Conversion]] = [
         "count": ["count": .scale(1)],
         "m": ["m": .scale(1), "km": .scale(1000), "cm": .scale(0.01), "mm": .scale(0.001), "mi": .scale(1609.344),
@@ -33,15 +35,17 @@ enum ExportUnits {
         "kg": ["kg": .scale(1), "g": .scale(0.001), "lb": .scale(0.45359237), "oz": .scale(0.028349523125), "st": .scale(6.35029318)],
         "fraction": ["%": .scale(1), "fraction": .scale(1)],
         "ml/(kg*min)": ["ml/(kg*min)": .scale(1), "mL/(kg*min)": .scale(1), "mL/min·kg": .scale(1), "mL/kg·min": .scale(1),
-                        "mL/(kg·min)": .scale(1), "ml/kg/min": .scale(1), "mL/kg/min": .scale(1)],
+                        "mL/(kg·min)": .scale(1), "ml/(kg·min)": .scale(1), "ml/kg/min": .scale(1), "mL/kg/min": .scale(1)],
         "degC": ["degC": .scale(1), "degF": .fahrenheit, "K": .kelvin],
         "mmHg": ["mmHg": .scale(1), "cmAq": .scale(0.7355591), "kPa": .scale(7.500615758456563)],
     ]
 
     /// The conversion of `written` into `catalogUnit`; an empty or absent written unit is taken
-    /// to be the catalog's. Nil when the warehouse does not know how.
-    static func conversion(from written: String?, to catalogUnit: String) -> Conversion? {
+    /// to be the catalog's. With `percentIsHundredths`, `%` into `fraction` divides by 100 (Health
+    /// Auto Export writes 97 for 0.97). Nil when the warehouse does not know how.
+    public static func conversion(from written: String?, to catalogUnit: String, percentIsHundredths: Bool = false) -> Conversion? {
         guard let written, !written.isEmpty, written != catalogUnit else { return .scale(1) }
+        if percentIsHundredths && written == "%" && catalogUnit == "fraction" { return .scale(0.01) }
         return units[catalogUnit]?[written]
     }
 }
@@ -49,7 +53,7 @@ enum ExportUnits {
 /// Apple's `HKWorkoutActivityType` names (as the export writes them, `HKWorkoutActivityTypeRunning`)
 /// and raw values (as healthd sends `activityType`). The names healthd sends are the case names
 /// (`running`); 14, 15 and 30 are deprecated and arrive unnamed (reference "kind workout").
-enum WorkoutActivityTypes {
+public enum WorkoutActivityTypes {
     static let rawValues: [String: Int] = [
         "AmericanFootball": 1, "Archery": 2, "AustralianFootball": 3, "Badminton": 4, "Baseball": 5, "Basketball": 6,
         "Bowling": 7, "Boxing": 8, "Climbing": 9, "Cricket": 10, "CrossTraining": 11, "Curling": 12, "Cycling": 13,
@@ -73,7 +77,7 @@ enum WorkoutActivityTypes {
 
     /// The raw value and healthd's name of an export's `workoutActivityType`. A name this table
     /// does not know is `other` (3000) with the name kept.
-    static func activity(_ written: String) -> (type: Int, name: String?) {
+    public static func activity(_ written: String) -> (type: Int, name: String?) {
         let bare = written.hasPrefix("HKWorkoutActivityType") ? String(written.dropFirst("HKWorkoutActivityType".count)) : written
         let camel = bare.prefix(1).lowercased() + bare.dropFirst()
         guard let raw = rawValues[bare] else { return (3000, camel.isEmpty ? nil : camel) }
