@@ -341,7 +341,14 @@ public enum HTTPTestClient {
         if !body.isEmpty || method == "POST" || method == "PUT" {
             fields.append(("Content-Length", String(body.count)))
         }
-        try connection.send(head(method: method, path: path, headers: fields) + body)
+        do {
+            try connection.send(head(method: method, path: path, headers: fields) + body)
+        } catch .sendFailed(let code) {
+            // A server may answer before it has read the whole body (413) and hang up: that answer,
+            // when it arrived, is the response; else the send's failure is.
+            if let early = try? connection.readResponse(timeout: timeout) { return early }
+            throw .sendFailed(errno: code)
+        }
         return try connection.readResponse(timeout: timeout)
     }
 
