@@ -21,7 +21,10 @@ SELECT r.person, r.uuid, r.id, k.type, r.grp, r.kind, k.source,
                                  r.end_offset, r.value, r.unit, r.category_name, r.activity_type, r.activity_name,
                                  r.duration_s, r.distance_m, r.energy_kcal, r.value_min, r.value_max, r.payload) AS payload,
        r.first_received_at, r.last_received_at, r.export_id, r.origin, r.coalesced, r.deleted_at, r.deleted_by_export,
-       r.series, r.start_offset, r.end_offset, r.value_min, r.value_max
+       r.series, r.start_offset, r.end_offset, r.value_min, r.value_max,
+       -- What the payload keeps besides the columns: what a rule reading one key of the payload
+       -- (health_store.is_bucket, a value no column holds) reads without rebuilding it all.
+       r.payload AS kept
 FROM health_store.sample_rows r
 LEFT JOIN health_store.series k ON k.person = r.person AND k.series = r.series;
 

@@ -82,12 +82,17 @@ BEGIN
   WHERE s.person = p_person AND s.type = ANY (v_types) AND s.start_at < p_export_date
     AND s.first_received_at < p_started_at
     -- A summarized Health Auto Export bucket is no record of Health's: no export holds it.
-    AND NOT health_store.is_bucket(s.origin, s.payload)
+    AND NOT health_store.is_bucket(s.origin, s.kept)
+    -- The payload's value only counts where no column holds one: what the payload kept.
     AND NOT EXISTS (
       SELECT 1 FROM health_store.export_records r
       WHERE r.person = p_person AND r.run = p_run AND r.type = s.type
         AND health_store.is_twin(r.start_at, r.end_at, r.value, r.payload_value,
-                                 s.start_at, health_store.twin_end(s.origin, s.kind, s.end_at), s.value, s.payload->'value'));
+                                 s.start_at, health_store.twin_end(s.origin, s.kind, s.end_at), s.value, s.kept->'value')
+      -- A probe of the records' (type, start) index per sample, whatever the statistics say: as
+      -- an anti-join the planner could hash the records by type and compare each sample with
+      -- every record of its type (a year's export ran past the statement timeout).
+      OFFSET 0);
 END
 $$;
 
