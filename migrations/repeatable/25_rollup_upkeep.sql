@@ -118,7 +118,7 @@ COMMENT ON FUNCTION health_store.refresh_day_types(text, health_store.rollup_key
 --            joined, or whose coalescing changed (NULL: none)
 --   p_added  per key, the samples the batch inserted into every other key it touched (NULL:
 --            none; never a key to recompute): those keys only gained samples, so their stored
---            aggregates are merged with source_rollup of the added samples instead of reading
+--            aggregates are merged with key_rollup of the added samples instead of reading
 --            all of the key's samples again.
 -- Level 1 is one statement for both kinds of key; then levels 2 and 3 for every (day, type)
 -- touched. (A writer storing several batches in one transaction has apply_sample_changes queue
@@ -166,8 +166,8 @@ BEGIN
     FROM unnest(p_added) a
     LEFT JOIN unnest(v_rules) r ON r.type = a.type
     LEFT JOIN unnest(v_stored) s ON s.day = a.day AND s.type = a.type AND s.source = a.source
-    CROSS JOIN LATERAL (SELECT health_store.merge_source_rollups(s.agg, health_store.source_rollup(r.rule, a.samples)) AS agg
-                        OFFSET 0) m);
+    CROSS JOIN LATERAL health_store.key_rollup(r.rule, a.samples) b
+    CROSS JOIN LATERAL (SELECT health_store.merge_source_rollups(s.agg, b::health_store.source_aggregates) AS agg OFFSET 0) m);
 
   -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
   DELETE FROM health_store.rollup_source r

@@ -70,3 +70,7 @@ DROP FUNCTION IF EXISTS health_store.compact_payload(jsonb, text, uuid, smallint
 DROP FUNCTION IF EXISTS health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz,
                                                   smallint, double precision, text, text, integer, text, double precision,
                                                   double precision, double precision, jsonb);
+
+-- Rollup level 1's aggregates are health_store.key_rollup, a set-returning function the planner
+-- inlines (20_rollup_source.sql).
+DROP FUNCTION IF EXISTS health_store.source_rollup(text, health_store.sample_facts[]);
