@@ -13,7 +13,9 @@ extension Migration {
 /// Splits SQL text into statements by walking its UTF-8 bytes; every delimiter it looks for
 /// is ASCII, so a multi-byte character never ends a token early.
 struct SQLScanner {
+    /// The text's UTF-8 bytes.
     let bytes: [UInt8]
+    /// Where the scan is.
     var i = 0
     /// Open `BEGIN ATOMIC` bodies and `CASE` expressions inside them.
     var depth = 0
@@ -22,6 +24,7 @@ struct SQLScanner {
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
+    /// The statements, as `Migration.statements` describes them.
     mutating func statements() -> [String] {
         var result: [String] = []
         var start = 0, hasCode = false
@@ -92,6 +95,7 @@ struct SQLScanner {
         previousWord = word
     }
 
+    /// The byte `offset` after the one at `i`, or nil past the end.
     func peek(_ offset: Int) -> UInt8? {
         i + offset < bytes.count ? bytes[i + offset] : nil
     }
@@ -150,14 +154,17 @@ struct SQLScanner {
         }
     }
 
+    /// Space, tab, line feed, vertical tab, form feed or carriage return.
     static func isSpace(_ c: UInt8) -> Bool {
         c == 0x20 || (0x09...0x0D).contains(c)
     }
 
+    /// A byte an identifier or keyword may start with: a letter, `_`, or part of a non-ASCII character.
     static func isWordStart(_ c: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(c | 0x20) || c == UInt8(ascii: "_") || c >= 0x80
     }
 
+    /// A byte inside an identifier: those it may start with, digits and `$`.
     static func isWordPart(_ c: UInt8) -> Bool {
         isWordStart(c) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(c) || c == UInt8(ascii: "$")
     }
