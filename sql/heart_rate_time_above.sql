@@ -23,7 +23,7 @@
 \set days 30
 \endif
 
-WITH params AS (
+WITH params AS MATERIALIZED (  -- today is read first, alone: on Citus not from a shard (docs/scaling.md)
   SELECT :'person'::text AS person,
          (:'bpm')::float8 AS bpm,
          (:'days')::int AS days,

@@ -19,7 +19,7 @@
 \set weeks 12
 \endif
 
-WITH params AS (
+WITH params AS MATERIALIZED (  -- today is read first, alone: on Citus not from a shard (docs/scaling.md)
   SELECT :'person'::text AS person,
          (:'weeks')::int AS weeks,
          health.today(:'person') AS today

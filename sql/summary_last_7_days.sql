@@ -12,7 +12,7 @@
 \set person default
 \endif
 
-WITH params AS (
+WITH params AS MATERIALIZED (  -- today is read first, alone: on Citus not from a shard (docs/scaling.md)
   SELECT :'person'::text AS person,
          health.today(:'person') AS today
 )

@@ -17,7 +17,7 @@
 \set days 90
 \endif
 
-WITH params AS (
+WITH params AS MATERIALIZED (  -- today is read first, alone: on Citus not from a shard (docs/scaling.md)
   SELECT :'person'::text AS person,
          (:'days')::int AS days,
          health.today(:'person') AS today

@@ -171,7 +171,8 @@ public struct Migrator: Sendable {
             // On Citus, one migration mixes DDL over distributed tables with writes and grants on
             // reference tables, which Citus allows in one transaction only when shards are
             // reached one connection at a time.
-            if try CitusLayout.citusVersion(on: conn) != nil {
+            let citus = try CitusLayout.citusVersion(on: conn) != nil
+            if citus {
                 try conn.query("SET LOCAL citus.multi_shard_modify_mode TO 'sequential'")
             }
             for (index, migration) in pending.enumerated() {
@@ -184,15 +185,23 @@ public struct Migrator: Sendable {
                     }
                 }
                 do {
-                    try conn.execute(script: migration.sql)
+                    // Citus sends some DDL over a distributed table (CREATE INDEX, ADD CONSTRAINT)
+                    // to the workers as the text it came in, which a worker refuses when that
+                    // text holds several statements (citusdata/citus#6608): there, one at a time.
+                    for statement in citus ? migration.statements : [migration.sql] {
+                        try conn.execute(script: statement)
+                    }
                     try record(migration, on: conn)
                 } catch let error as PostgresError {
                     throw MigrationError.failed(file: migration.fileName, error: error)
                 }
             }
             // On Citus, whatever is new is distributed by person (and the writers delegated) before
-            // anything is rebuilt.
-            if !pending.isEmpty {
+            // anything is rebuilt. Only by a run that makes the definitions (the repeatable files,
+            // after the tables are distributed): a run of versioned files alone (an upgrade test's
+            // older schema) made its functions and views on the coordinator alone, and leaves the
+            // schema as the binary of its time did, for the next migrate to lay out.
+            if pending.contains(where: \.isRepeatable) {
                 do {
                     try CitusLayout.apply(on: conn)
                 } catch let error as PostgresError {

@@ -32,7 +32,7 @@ struct CitusLayoutTests {
             #expect(byPerson.count >= 20)
             #expect(byPerson.allSatisfy { $0[1] == "person" }, "\(byPerson)")
             #expect(Set(byPerson.map { $0[2] }).count == 1, "one co-location group: \(byPerson)")
-            for table in ["samples", "rollup_source", "rollup_day_type", "rollup_day", "deliveries", "settings", "persons"] {
+            for table in ["sample_rows", "series", "rollup_source", "rollup_day_type", "rollup_day", "deliveries", "settings", "persons"] {
                 #expect(method[table] == "h", "\(table) is distributed")
             }
             #expect(method.values.allSatisfy { $0 != "local" }, "no table of health_store left on the coordinator alone: \(method)")

@@ -225,7 +225,11 @@ struct RollupPropertyTests {
 
     // MARK: - Naive reference queries, straight over health.samples
 
-    static let partial = "health.is_partial(x.person, x.day)"
+    /// The daily views' rule: health_store.is_partial_in with the person's zone, joined as the
+    /// views join it (`zone` after the query's `x`). Not health.is_partial: on Citus a function
+    /// reading a table inside a query on a shard is refused (a nested distributed execution).
+    static let partial = "health_store.is_partial_in(x.day, z.time_zone)"
+    static let zone = "LEFT JOIN health_store.settings z ON z.person = x.person"
 
     /// health.samples without the coalescings, decided naively: a sample of rule total with a
     /// duration whose own source's samples inside its span are two or more and add up to it.
@@ -285,7 +289,7 @@ struct RollupPropertyTests {
              WITH \(ranked)
              SELECT x.person, x.day, x.type, x.metric, x.unit, x.source, x.total::float8 AS total, x.samples, x.rank,
                     x.rank = 1 AS is_winner, \(partial) AS is_partial
-             FROM ranked x
+             FROM ranked x \(zone)
              WHERE NOT x.in_bed_only
              """),
             ("daily_totals", "person, day, type, metric, unit, value, source, alternatives, is_partial",
@@ -293,7 +297,7 @@ struct RollupPropertyTests {
              WITH \(ranked)
              SELECT x.person, x.day, x.type, x.metric, x.unit, x.total::float8 AS value, x.source, x.others AS alternatives,
                     \(partial) AS is_partial
-             FROM ranked x
+             FROM ranked x \(zone)
              WHERE x.rank = 1 AND NOT x.in_bed_only
              """),
             ("daily_sleep", "person, day, source, asleep_min, core_min, deep_min, rem_min, unspecified_min, awake_min, in_bed_min, unknown_min, alternatives, is_partial",
@@ -304,7 +308,7 @@ struct RollupPropertyTests {
                     x.rem::float8 AS rem_min, x.unspecified::float8 AS unspecified_min, x.awake::float8 AS awake_min,
                     x.in_bed::float8 AS in_bed_min, x.unknown::float8 AS unknown_min,
                     CASE WHEN x.in_bed_only THEN '{}' ELSE x.others END AS alternatives, \(partial) AS is_partial
-             FROM ranked x
+             FROM ranked x \(zone)
              WHERE x.rank = 1 AND x.type = 'HKCategoryTypeIdentifierSleepAnalysis'
              """),
             ("daily_readings", "person, day, type, metric, unit, min, mean, max, samples, is_partial",
@@ -313,7 +317,7 @@ struct RollupPropertyTests {
                SELECT s.person, s.day, s.type, c.metric, c.unit, min(s.value) AS min, avg(s.value) AS mean, max(s.value) AS max,
                       count(s.value) AS samples
                FROM health.samples s JOIN health.catalog c ON c.type = s.type AND c.rule = 'reading'
-               GROUP BY s.person, s.day, s.type, c.metric, c.unit) x
+               GROUP BY s.person, s.day, s.type, c.metric, c.unit) x \(zone)
              """),
             ("daily_body", "person, day, type, metric, unit, value, measured_at, source", "person, day, type", latest),
             ("daily_workouts", "person, day, workouts, duration_s, distance_m, energy_kcal, is_partial", "person, day", """
@@ -321,7 +325,7 @@ struct RollupPropertyTests {
                SELECT s.person, s.day, count(*) AS workouts, sum(s.duration_s) AS duration_s, sum(s.distance_m) AS distance_m,
                       sum(s.energy_kcal) AS energy_kcal
                FROM health.samples s WHERE s.type = 'HKWorkoutTypeIdentifier' AND s.kind = 'workout'
-               GROUP BY s.person, s.day) x
+               GROUP BY s.person, s.day) x \(zone)
              """),
             ("workouts", "person, day, uuid, start_at, end_at, activity_type, activity_name, duration_s, distance_m, energy_kcal, source, overlapping",
              "person, uuid", """
@@ -403,7 +407,7 @@ struct RollupPropertyTests {
               WHERE NOT EXISTS (SELECT 1 FROM health.catalog c WHERE c.type = s.type) GROUP BY s.person, s.day),
             days AS (SELECT DISTINCT s.person, s.day FROM \(Self.counted) s)
             SELECT \(select.joined(separator: ",\n       "))
-            FROM days x
+            FROM days x \(zone)
             """
     }
 

@@ -16,11 +16,14 @@ LANGUAGE plpgsql SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  -- A subquery in FROM takes one SELECT (or VALUES, TABLE) only: no second statement, no
-  -- data-modifying WITH; the line break ends a trailing `--` comment.
+  -- The query as a subquery in FROM, to check it: that takes one SELECT (or VALUES, TABLE)
+  -- only: no second statement, no data-modifying WITH; the line break ends a trailing `--`
+  -- comment.
   wrapped text := 'SELECT row_to_json(q) FROM (' || query || E'\n) q LIMIT ' || (max_rows + 1);
   plan jsonb;
   outside text;
+  found_row record;
+  rows_sent integer := 0;
 BEGIN
   -- Unqualified names are the views'; the SET clause above restores the caller's path after.
   PERFORM set_config('search_path', 'health, pg_catalog, pg_temp', true);
@@ -35,7 +38,15 @@ BEGIN
     RAISE EXCEPTION 'the query reads %: only the views of schema health may be read', outside
       USING ERRCODE = '42501';
   END IF;
-  RETURN QUERY EXECUTE wrapped;
+  -- The rows come from the query run alone, once the wrapped one proved it one read-only
+  -- SELECT over those relations (text that parses both as that subquery and alone is the same
+  -- statement): a subquery's ORDER BY does not order the rows around it, and Citus, pushing the
+  -- subquery to the shards, returned them in the shards' order.
+  FOR found_row IN EXECUTE query || E'\n' LOOP
+    RETURN NEXT row_to_json(found_row);
+    rows_sent := rows_sent + 1;
+    EXIT WHEN rows_sent > max_rows;
+  END LOOP;
 END
 $$;
 
