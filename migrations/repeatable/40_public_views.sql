@@ -213,41 +213,34 @@ COMMENT ON COLUMN health.daily_workouts.is_partial IS 'True while the day is not
 CREATE OR REPLACE VIEW health.workouts AS
 SELECT w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type,
        coalesce(w.activity_name, 'activity type ' || w.activity_type) AS activity_name,
-       w.duration_s, w.distance_m, w.energy_kcal, w.source, w.overlapping,
+       w.duration_s, w.distance_m, w.energy_kcal, w.source,
+       coalesce(o.uuids, '{}'::uuid[]) AS overlapping,
        CASE WHEN w.origin = 'healthd' AND sw.uuid IS NOT NULL THEN 'both' ELSE w.origin::text END AS origin,
-       sw.server_type, sw.device_name,
-       coalesce(sw.heart_rate_min, (SELECT min(x.v) FROM unnest(hr.v) AS x(v))) AS heart_rate_min,
-       coalesce(sw.heart_rate_mean, (SELECT avg(x.v) FROM unnest(hr.v) AS x(v))) AS heart_rate_mean,
-       coalesce(sw.heart_rate_max, (SELECT max(x.v) FROM unnest(hr.v) AS x(v))) AS heart_rate_max,
+       sw.server_type, sw.device_name, coalesce(sw.heart_rate_min, hr.low) AS heart_rate_min,
+       coalesce(sw.heart_rate_mean, hr.mean) AS heart_rate_mean, coalesce(sw.heart_rate_max, hr.high) AS heart_rate_max,
        r.points AS route_points, r.distance_m AS route_distance_m, r.elevation_gain_m
--- Each workout with its overlapping ones, by a self-join grouped by every column of the workout
--- (a filter on any of them, the person or a day, reaches the workouts before the join). A
--- workout overlapping another starts at most the person's longest workout before it: the join
--- is a hash join on the person and the UTC day of that start, over the days from the
--- workout's start minus the longest to its end — linear in the person's workouts where an
--- inequality join alone can be planned as every pair. No lateral subquery: on Citus one keeps
--- a person's query from being routed to one shard (docs/scaling.md).
-FROM (
-  SELECT w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type, w.activity_name, w.duration_s,
-         w.distance_m, w.energy_kcal, w.source, w.origin,
-         coalesce(array_agg(b.uuid ORDER BY b.start_at, b.uuid) FILTER (WHERE b.uuid IS NOT NULL), '{}'::uuid[]) AS overlapping
-  FROM health_store.workout_samples w
-  JOIN (SELECT x.person, max(x.end_at - x.start_at) AS longest
-        FROM health_store.workout_samples x GROUP BY x.person) m ON m.person = w.person
-  LEFT JOIN LATERAL generate_series(floor(extract(epoch FROM w.start_at - m.longest) / 86400)::bigint,
-                                    floor(extract(epoch FROM w.end_at) / 86400)::bigint) AS d(utc_day) ON true
-  LEFT JOIN health_store.workout_samples b
-    ON b.person = w.person AND floor(extract(epoch FROM b.start_at) / 86400)::bigint = d.utc_day AND b.uuid <> w.uuid
-   AND b.start_at < w.end_at AND b.start_at >= w.start_at - m.longest AND b.end_at > w.start_at
-  GROUP BY w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type, w.activity_name, w.duration_s,
-           w.distance_m, w.energy_kcal, w.source, w.origin
-) w
+FROM health_store.workout_samples w
+-- The person's longest workout bounds the search for overlapping ones (grouped by person, so
+-- that a filter on the person reaches it; on Citus: one shard).
+JOIN (SELECT x.person, max(x.end_at - x.start_at) AS longest
+      FROM health_store.workout_samples x GROUP BY x.person) m ON m.person = w.person
+-- Each workout's overlapping ones, for the rows asked only (a filter on day reaches w first):
+-- an index range from its start minus the longest workout, not every earlier workout.
+LEFT JOIN LATERAL (
+  SELECT array_agg(b.uuid ORDER BY b.start_at, b.uuid) AS uuids
+  FROM health_store.workout_samples b
+  WHERE b.person = w.person AND b.uuid <> w.uuid
+    AND b.start_at < w.end_at AND b.start_at >= w.start_at - m.longest AND b.end_at > w.start_at
+) o ON true
 -- What a Stridee body adds to the workout (whoever sent it first), and its route.
 LEFT JOIN health_store.stridee_workouts sw ON sw.person = w.person AND sw.uuid = w.uuid
 LEFT JOIN health_store.workout_routes r ON r.person = w.person AND r.uuid = w.uuid
 -- Without a Stridee body, the heart rate of the stream Health Auto Export sent (heartRateData).
-LEFT JOIN health_store.workout_streams hr ON hr.person = w.person AND hr.uuid = w.uuid AND hr.stream = 'heart_rate'
-                                         AND sw.uuid IS NULL;
+LEFT JOIN LATERAL (
+  SELECT min(x.v) AS low, avg(x.v) AS mean, max(x.v) AS high
+  FROM health_store.workout_streams s CROSS JOIN LATERAL unnest(s.v) AS x(v)
+  WHERE s.person = w.person AND s.uuid = w.uuid AND s.stream = 'heart_rate'
+) hr ON sw.uuid IS NULL;
 
 COMMENT ON VIEW health.workouts IS
   'Every workout, one row each, never merged: two apps recording one session show as two rows that list each other in overlapping.';
