@@ -116,7 +116,7 @@ struct PostgresPoolTests {
                 return waiting != nil
             })
             let pid = try #require(waiting)
-            #expect(try db.scalar("SELECT pg_terminate_backend($1)", [pid], as: Bool.self) == true)
+            #expect(try db.scalar("SELECT pg_terminate_backend($1::integer)", [pid], as: Bool.self) == true)
             // Let a replay, if there were one, through.
             try holder.query("SELECT pg_advisory_unlock(4242)")
             let outcome = try #require(writer.wait(timeout: 30)).get()

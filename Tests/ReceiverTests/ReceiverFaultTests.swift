@@ -91,7 +91,7 @@ struct ReceiverFaultTests {
                 return waiting != nil
             })
             let pid = try #require(waiting)
-            #expect(try db.scalar("SELECT pg_terminate_backend($1)", [pid], as: Bool.self) == true)
+            #expect(try db.scalar("SELECT pg_terminate_backend($1::integer)", [pid], as: Bool.self) == true)
             // Were the pool to replay the transaction, it could now commit.
             try holder.query("SELECT pg_advisory_unlock(4243)")
             let answer = try #require(sender.wait(timeout: 60)).get()
