@@ -160,14 +160,18 @@ BEGIN
   JOIN LATERAL (SELECT t.day, t.type, t.source, t.rank, t.agg FROM health_store.rollup_source t
                 WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source) t ON true;
 
-  -- Keys that only gained samples: their stored aggregates merged with the added samples' own.
+  -- Keys that only gained samples: their stored aggregates merged with the added samples' own
+  -- (a key with none stored yet, most of a backlog's, takes the added samples' as they are:
+  -- merging with nothing gives them back, at the cost of a function call per key).
   v_fresh := v_fresh || ARRAY(
     SELECT ROW(a.day, a.type, a.source, NULL, m.agg)::health_store.stored_level1
     FROM unnest(p_added) a
     LEFT JOIN unnest(v_rules) r ON r.type = a.type
     LEFT JOIN unnest(v_stored) s ON s.day = a.day AND s.type = a.type AND s.source = a.source
     CROSS JOIN LATERAL health_store.key_rollup(r.rule, a.samples) b
-    CROSS JOIN LATERAL (SELECT health_store.merge_source_rollups(s.agg, b::health_store.source_aggregates) AS agg OFFSET 0) m);
+    CROSS JOIN LATERAL (SELECT CASE WHEN s.agg IS NULL THEN b::health_store.source_aggregates
+                                    ELSE health_store.merge_source_rollups(s.agg, b::health_store.source_aggregates) END AS agg
+                        OFFSET 0) m);
 
   -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
   DELETE FROM health_store.rollup_source r
