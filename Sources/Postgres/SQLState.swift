@@ -17,6 +17,9 @@ public enum SQLState {
     public static let queryCanceled = "57014"
     /// `no_data_found`: raised by health_store.delete_person for an unknown person.
     public static let noDataFound = "P0002"
+    /// `internal_error`: e.g. "tuple concurrently updated", when two sessions change one shared
+    /// catalog row at once (Citus propagating a role's grants from two databases' migrations).
+    public static let internalError = "XX000"
 
     // The warehouse's own
     /// The receiver's person holds no live token any more (health_store.hold_person): answered 401.

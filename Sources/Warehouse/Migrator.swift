@@ -144,7 +144,8 @@ public struct Migrator: Sendable {
                 return try connection.withTransaction { try apply($0) }
             } catch let busy as LocksBusy {
                 try reportWait(busy, on: connection, retryIn: pause)
-            } catch MigrationError.failed(let file, let error) where error.sqlState == SQLState.lockNotAvailable || error.sqlState == SQLState.deadlockDetected {
+            } catch MigrationError.failed(let file, let error) where error.sqlState == SQLState.lockNotAvailable || error.sqlState == SQLState.deadlockDetected
+                                                                 || Self.catalogRace(error) {
                 try reportWait(LocksBusy(during: file), on: connection, retryIn: pause)
             }
             let resume = DispatchTime.now().uptimeNanoseconds + UInt64(pause * 1e9)
@@ -154,6 +155,13 @@ public struct Migrator: Sendable {
             }
             pause = min(pause * 2, maxBackoff)
         }
+    }
+
+    /// Two sessions changed one shared catalog row at once: on Citus, two databases of one
+    /// cluster migrating together, each granting to `health_reader`, which Citus re-creates on
+    /// the workers. The run was rolled back whole; another attempt meets no such race.
+    static func catalogRace(_ error: PostgresError) -> Bool {
+        error.sqlState == SQLState.internalError && error.message.contains("tuple concurrently updated")
     }
 
     /// One attempt, inside its transaction.
