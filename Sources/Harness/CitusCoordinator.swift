@@ -81,6 +81,23 @@ public final class CitusCoordinator: @unchecked Sendable {
         return TestDatabase(name: name, connectionString: url, cluster: nil)
     }
 
+    /// Drops one database this made, on every node, as soon as its test is done: each database
+    /// keeps a Citus maintenance daemon, with its connections, on every node while it exists, and
+    /// a whole test run's hundreds of them used up the nodes' worker processes and connections.
+    public func drop(_ name: String) {
+        guard lock.withLock({ made.contains(name) }),
+              let admin = try? PostgresConnection(connectionString: connectionString) else { return }
+        defer { admin.close() }
+        _ = try? admin.query("SET citus.enable_create_database_propagation = on")
+        for attempt in 0..<5 {
+            if (try? admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")) != nil {
+                lock.withLock { made.removeAll { $0 == name } }
+                return
+            }
+            usleep(UInt32(200_000 * (attempt + 1)))
+        }
+    }
+
     /// Drops every database this made.
     public func dropAll() {
         guard let admin = try? PostgresConnection(connectionString: connectionString) else { return }

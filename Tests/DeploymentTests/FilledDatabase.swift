@@ -28,7 +28,7 @@ final class FilledDatabase: @unchecked Sendable {
     /// which the shared one must not have); `get()` gives the shared one.
     init(label: String = "deployment") throws {
         demo = HealthHistory()
-        database = try TestPostgres.withDatabase(label: label) { $0 }
+        database = try TestPostgres.withDatabase(label: label, keep: true) { $0 }
         try fill()
         try Self.runReaderLoginScript(on: database, login: Self.readerLogin, password: Self.readerPassword)
     }

@@ -70,14 +70,20 @@ public enum TestPostgres {
 
     /// Gives `body` a new, fully migrated database of its own. When `body` throws, the
     /// server log's path is printed and the log kept after the run.
-    /// `migrated: false` gives an empty database instead.
-    public static func withDatabase<T>(label: String = #function, migrated: Bool = true, _ body: (TestDatabase) throws -> T) throws -> T {
+    /// `migrated: false` gives an empty database instead. On Citus the database is dropped when
+    /// `body` is done, unless `keep` (a database `body` hands out for later tests).
+    public static func withDatabase<T>(label: String = #function, migrated: Bool = true, keep: Bool = false,
+                                       _ body: (TestDatabase) throws -> T) throws -> T {
         let database: TestDatabase
+        var dropAfter: CitusCoordinator?
         switch try shared.get() {
         case .cluster(let cluster): database = try cluster.freshDatabase(label: label, migrated: migrated)
         case .external(let server): database = try server.freshDatabase(label: label, migrated: migrated)
-        case .citus(let server): database = try server.freshDatabase(label: label, migrated: migrated)
+        case .citus(let server):
+            database = try server.freshDatabase(label: label, migrated: migrated)
+            dropAfter = keep ? nil : server
         }
+        defer { dropAfter?.drop(database.name) }
         do {
             return try body(database)
         } catch {
