@@ -19,7 +19,7 @@ struct GeneratedDataTests {
         static func get() throws -> Generated { try shared.get() }
 
         private init() throws {
-            database = try TestPostgres.withDatabase(label: "generated") { $0 }
+            database = try TestPostgres.withDatabase(label: "generated", keep: true) { $0 }
             let folder = NSTemporaryDirectory() + "hw-generated-\(getpid())"
             let strideeFolder = folder + "-stridee"
             defer {
