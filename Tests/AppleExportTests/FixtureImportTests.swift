@@ -239,4 +239,71 @@ struct FixtureImportTests {
             #expect(!out.stderr.contains("\r"), "no progress bar off a terminal")
         }
     }
+
+    @Test("what records share (device, source version, unit) is held once per person, and every payload is the record as exported")
+    func sharedExportContexts() throws {
+        let folder = try Exports.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try TestPostgres.withDatabase { db in
+            try Importing(database: db).run(Exports.fixtureFolder.path)
+            try Importing(database: db, person: "bo").run(Exports.fixtureFolder.path)
+            // One context per distinct set a person's records have, numbered from 1 for each person.
+            let distinct = try db.scalar("""
+                SELECT count(DISTINCT jsonb_strip_nulls(jsonb_build_object('device', payload->'healthExport'->'device',
+                         'sourceVersion', payload->'healthExport'->'sourceVersion', 'unit', payload->'healthExport'->'unit')))
+                FROM health.samples WHERE person = 'default' AND kind <> 'workout'
+                """, as: Int.self)
+            #expect(distinct == 18)
+            #expect(try db.rows("SELECT person, count(*), min(context), max(context) FROM health_store.export_contexts GROUP BY person ORDER BY person")
+                    == [["bo", "18", "1", "18"], ["default", "18", "1", "18"]])
+            // Stored without them: no row keeps a device, source version or unit in its payload's block.
+            #expect(try db.scalar("""
+                SELECT count(*) FROM health_store.sample_rows
+                WHERE kind <> 'workout' AND (context IS NULL OR payload->'healthExport' ?| ARRAY['device', 'sourceVersion', 'unit'])
+                """, as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.sample_rows WHERE kind = 'workout' AND context IS NOT NULL", as: Int.self) == 0,
+                    "a workout keeps its members")
+            // Every creation date is seconds after the end, none is text in a payload.
+            #expect(try db.rows("SELECT count(created_s), count(*) FILTER (WHERE payload->'healthExport' ? 'creationDate') FROM health_store.sample_rows")
+                    == [["56", "0"]])
+            #expect(try db.scalar("""
+                SELECT created_s FROM health_store.sample_rows r JOIN health_store.series k USING (person, series)
+                WHERE r.person = 'bo' AND k.type = 'HKQuantityTypeIdentifierStepCount' AND r.start_at = '2024-03-10 08:00+01' AND k.source LIKE '%iPhone'
+                """, as: Int.self) == 0, "created at its end")
+            // A creation date is read only when it is a date of that layout, and kept as text when it is not
+            // exactly what its seconds write back: another offset than the end's, a day that is no day,
+            // digits missing; never an error.
+            let created = try db.rows("""
+                SELECT health_store.export_created_s(health_store.export_stamp(t), t, '2016-03-02 09:00:00+00', 60::smallint)
+                FROM unnest(ARRAY['2016-03-02 10:00:05 +0100', '2016-03-02 08:00:05 -0100', '2016-02-29 10:00:00 +0100',
+                                  '2015-02-29 10:00:00 +0100', '2016-02-30 10:00:00 +0100', '2016-13-02 10:00:05 +0100',
+                                  '2016-03-02 1O:00:05 +0100', '2016-03-02 10:00:05 +0100 ', '20160302100005+0100',
+                                  '0000-00-00 99:99:99 +9999']) WITH ORDINALITY AS u (t, n) ORDER BY n
+                """).map { $0[0] }
+            #expect(created == ["5", nil, "-172800", nil, nil, nil, nil, nil, nil, nil])
+            // …and given back: the iPhone's steps exactly as the element has them.
+            let block = try db.scalar("""
+                SELECT payload->'healthExport' FROM health.samples
+                WHERE person = 'bo' AND type = 'HKQuantityTypeIdentifierStepCount' AND start_at = '2024-03-10 08:00+01' AND source LIKE '%iPhone'
+                """, as: String.self)
+            #expect(block == #"{"unit": "count", "value": "812", "device": "<<HKDevice: 0x28a1>, name:iPhone, manufacturer:Apple Inc., model:iPhone>", "creationDate": "2024-03-10 08:10:00 +0100", "sourceVersion": "17.3"}"#)
+
+            // A record exported again with another device is that sample replaced: the new device read back.
+            var xml = try String(contentsOf: Exports.fixtureXML, encoding: .utf8)
+            xml = xml.replacingOccurrences(of: "HKDevice: 0x28a1", with: "HKDevice: 0x99ff")
+            let file = folder.appendingPathComponent("export.xml")
+            try Data(xml.utf8).write(to: file)
+            let (again, _) = try Importing(database: db, person: "bo").run(file.path)
+            let changed = try #require(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'bo' AND payload::text LIKE '%0x28a1%'", as: Int.self))
+            #expect(changed == 0)
+            #expect(again.new == 0)
+            #expect(again.duplicates == 30, "every record and workout held already, the changed ones refreshed")
+            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'bo' AND payload::text LIKE '%0x99ff%'", as: Int.self)
+                    == (try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'default' AND payload::text LIKE '%0x28a1%'", as: Int.self)))
+            #expect(try db.scalar("SELECT count(*) FROM health_store.export_contexts WHERE person = 'bo'", as: Int.self) == 19,
+                    "the new device's context added, the old one kept (contexts are never renumbered)")
+            // The other person's copy is untouched.
+            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'default' AND payload::text LIKE '%0x99ff%'", as: Int.self) == 0)
+        }
+    }
 }
