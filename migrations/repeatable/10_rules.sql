@@ -71,103 +71,9 @@ RETURN to_char(t AT TIME ZONE make_interval(mins => offset_min), 'YYYY-MM-DD"T"H
 COMMENT ON FUNCTION health_store.stamp_text(timestamptz, smallint) IS
   'An instant written as the reference writes it (2026-08-21T10:25:30.000+02:00) in a given offset, in minutes east of UTC.';
 
--- An instant written as the Health app's export writes its dates (2015-01-17 18:41:28 +0100), in
--- a given offset in minutes east of UTC: how an imported record's creation date is given back.
-CREATE OR REPLACE FUNCTION health_store.export_stamp_text(t timestamptz, offset_min smallint) RETURNS text
-LANGUAGE sql STABLE PARALLEL SAFE
-RETURN to_char(t AT TIME ZONE make_interval(mins => offset_min), 'YYYY-MM-DD HH24:MI:SS')
-       || CASE WHEN offset_min < 0 THEN ' -' ELSE ' +' END
-       || to_char(abs(offset_min) / 60, 'FM00') || to_char(abs(offset_min) % 60, 'FM00');
-
-COMMENT ON FUNCTION health_store.export_stamp_text(timestamptz, smallint) IS
-  'An instant written as the Health app''s export writes dates (2015-01-17 18:41:28 +0100), in a given offset in minutes east of UTC.';
-
--- A date as the Health app's export writes it (2015-01-17 18:41:28 +0100) read as an instant,
--- without ever raising: NULL unless the text has that layout with digits where digits go, each
--- field in its range (the day in its month's) and a year from 1900 to 2999. What it reads,
--- PostgreSQL's own input reads (checked first by LIKE, translate and comparing digits as text,
--- which cost a fraction of reading the fields as numbers: measured).
-CREATE OR REPLACE FUNCTION health_store.export_stamp(stamp text) RETURNS timestamptz
-LANGUAGE sql STABLE PARALLEL SAFE
-RETURN CASE WHEN stamp LIKE '____-__-__ __:__:__ _____'
-                 AND translate(stamp, '0123456789', '') IN ('-- :: +', '-- :: -')
-                 AND substr(stamp, 1, 4) COLLATE "C" BETWEEN '1900' AND '2999'
-                 AND substr(stamp, 6, 2) COLLATE "C" BETWEEN '01' AND '12'
-                 AND substr(stamp, 9, 2) COLLATE "C" BETWEEN '01' AND
-                     CASE WHEN substr(stamp, 6, 2) IN ('04', '06', '09', '11') THEN '30'
-                          WHEN substr(stamp, 6, 2) <> '02' THEN '31'
-                          WHEN substr(stamp, 1, 4)::integer % 4 = 0
-                               AND (substr(stamp, 1, 4)::integer % 100 <> 0 OR substr(stamp, 1, 4)::integer % 400 = 0)
-                            THEN '29'
-                          ELSE '28' END
-                 AND substr(stamp, 12, 2) COLLATE "C" <= '23' AND substr(stamp, 15, 2) COLLATE "C" <= '59'
-                 AND substr(stamp, 18, 2) COLLATE "C" <= '59'
-                 AND substr(stamp, 22, 2) COLLATE "C" <= '15' AND substr(stamp, 24, 2) COLLATE "C" <= '59'
-            THEN stamp::timestamptz END;
-
-COMMENT ON FUNCTION health_store.export_stamp(text) IS
-  'A date as the Health app''s export writes it (2015-01-17 18:41:28 +0100) as an instant; NULL for text of any other layout. Never raises.';
-
--- An imported record's creation date (healthExport.creationDate: its text, stamp, and the instant
--- export_stamp read, at) as whole seconds after the record's end, when export_stamp_text gives the
--- text back from them in the end's offset: the row stores the number (sample_rows.created_s),
--- not the text. NULL otherwise (the payload keeps the text).
-CREATE OR REPLACE FUNCTION health_store.export_created_s(at timestamptz, stamp text, end_at timestamptz,
-                                                         end_offset smallint)
-RETURNS integer
-LANGUAGE sql STABLE PARALLEL SAFE
-RETURN CASE WHEN health_store.export_stamp_text(at, end_offset) = stamp
-                 AND at - end_at BETWEEN interval '-20000 days' AND interval '20000 days'
-                 AND date_trunc('second', end_at) = end_at
-            THEN date_part('epoch', at - end_at)::integer END;
-
-COMMENT ON FUNCTION health_store.export_created_s(timestamptz, text, timestamptz, smallint) IS
-  'An imported record''s creation date as whole seconds after its end, when export_stamp_text writes its text back from them in the end''s offset; NULL otherwise (the payload keeps the text).';
-
--- The members of an imported record's healthExport block that many records share: its source's
--- device description, the source's version and the unit written (ExportMapper writes each as a
--- string). The write path holds each distinct set once per person (health_store.export_contexts)
--- and the payload without them (compact_payload); NULL for a sample of any other way in, or an
--- imported one with none of them (a workout keeps its block whole: its members are its own).
-CREATE OR REPLACE FUNCTION health_store.export_context(origin health_store.sample_origin, kind text, s jsonb)
-RETURNS jsonb
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN origin = 'export' AND kind <> 'workout' AND jsonb_typeof(s->'healthExport') = 'object'
-            THEN nullif(jsonb_strip_nulls(jsonb_build_object(
-                   'device', CASE WHEN jsonb_typeof(s->'healthExport'->'device') = 'string' THEN s->'healthExport'->'device' END,
-                   'sourceVersion', CASE WHEN jsonb_typeof(s->'healthExport'->'sourceVersion') = 'string'
-                                         THEN s->'healthExport'->'sourceVersion' END,
-                   'unit', CASE WHEN jsonb_typeof(s->'healthExport'->'unit') = 'string' THEN s->'healthExport'->'unit' END)),
-                 '{}'::jsonb) END;
-
-COMMENT ON FUNCTION health_store.export_context(health_store.sample_origin, text, jsonb) IS
-  'The healthExport members an imported record shares with many others (device, sourceVersion, unit), held once per person in health_store.export_contexts; NULL for any other sample.';
-
--- What of an imported record's healthExport block its row does not give back: the block without
--- the members its export context holds (context), its value as written when that is the text
--- its value column gives back, and its creation date when created_s holds it; NULL when nothing
--- is left (full_payload then makes the block of those alone).
-CREATE OR REPLACE FUNCTION health_store.export_block_kept(s jsonb, context jsonb, value double precision, created_s integer)
-RETURNS jsonb
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN nullif((s->'healthExport') - ARRAY[
-    CASE WHEN context ? 'device' THEN 'device' END,
-    CASE WHEN context ? 'sourceVersion' THEN 'sourceVersion' END,
-    CASE WHEN context ? 'unit' THEN 'unit' END,
-    CASE WHEN s->'healthExport'->'value' = to_jsonb(value::text) THEN 'value' END,
-    CASE WHEN created_s IS NOT NULL THEN 'creationDate' END
-  ], '{}'::jsonb);
-
-COMMENT ON FUNCTION health_store.export_block_kept(jsonb, jsonb, double precision, integer) IS
-  'An imported record''s healthExport block without what its export context, value column and created_s give back (health_store.full_payload); NULL when nothing is left.';
-
 -- What of a sample as sent the stored columns do not give back: the sample's object without
 -- the keys health_store.full_payload rebuilds to the same JSON; NULL when they rebuild all of it.
--- The write path stores this as the payload, so a sample costs its columns and little else; an
--- imported record's shared healthExport members (context: health_store.export_context) go too,
--- and with them its value as written when that is the text its value column gives back (a
--- count, a value in the catalog's unit already), and its creation date when the row holds it as
--- seconds after the end (created_s: health_store.export_created_s).
+-- The write path stores this as the payload, so a sample costs its columns and little else.
 -- Each key is decided from its text as sent (sent_…: the sample's health_store.sent_fields) and
 -- its column: the uuid when written in upper case; a timestamp written in the reference's shape
 -- (its offset known); a number whose text is the one its column gives back through numeric
@@ -182,13 +88,10 @@ CREATE OR REPLACE FUNCTION health_store.compact_payload(
   unit text, category_name text, sent_activity_type text, activity_type integer, activity_name text,
   sent_duration text, duration_s double precision, sent_distance text, distance_m double precision,
   sent_energy text, energy_kcal double precision, sent_min text, value_min double precision, sent_max text,
-  value_max double precision, context jsonb, created_s integer)
+  value_max double precision)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN nullif(CASE WHEN context IS NULL AND created_s IS NULL THEN s
-                   WHEN health_store.export_block_kept(s, context, value, created_s) IS NULL THEN s - 'healthExport'
-                   ELSE s || jsonb_build_object('healthExport', health_store.export_block_kept(s, context, value, created_s)) END
-  - ARRAY[
+RETURN nullif(s - ARRAY[
     CASE WHEN sent_uuid LIKE '________-____-____-____-____________' AND sent_uuid = upper(sent_uuid COLLATE "C") THEN 'uuid' END,
     'id', 'type', 'group', 'source', 'kind',
     CASE WHEN start_offset IS NOT NULL THEN 'start' END,
@@ -205,22 +108,17 @@ RETURN nullif(CASE WHEN context IS NULL AND created_s IS NULL THEN s
     CASE WHEN sent_max = value_max::text THEN 'Max' END
   ], '{}'::jsonb);
 
-COMMENT ON FUNCTION health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text, text, integer, text, text, double precision, text, double precision, text, double precision, text, double precision, text, double precision, jsonb, integer) IS
-  'A sample''s object as sent without the keys its columns rebuild to the same JSON, and of an imported record''s healthExport block what its export context, value and created_s give back (health_store.full_payload); NULL when nothing is left. sent_…: the keys'' texts as sent.';
+COMMENT ON FUNCTION health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text, text, integer, text, text, double precision, text, double precision, text, double precision, text, double precision, text, double precision) IS
+  'A sample''s object as sent without the keys its columns rebuild to the same JSON (health_store.full_payload); NULL when nothing is left. sent_…: the keys'' texts as sent.';
 
 -- A sample's object as sent, from its columns and what compact_payload left: the keys the
 -- columns rebuild, overridden by the ones kept (a key is kept whenever its rebuild would differ).
--- Min and Max are rebuilt from value_min and value_max, which only Health Auto Export's samples set;
--- an imported record's healthExport members its export context holds (context: their object,
--- health_store.export_contexts.members) from that, its value as written from the value column
--- where compact_payload took it out, and its creation date from created_s (seconds after its end,
--- written in the end's offset).
+-- Min and Max are rebuilt from value_min and value_max, which only Health Auto Export's samples set.
 CREATE OR REPLACE FUNCTION health_store.full_payload(
   uuid uuid, type text, grp text, source text, kind text, id text, start_at timestamptz, start_offset smallint,
   end_at timestamptz, end_offset smallint, value double precision, unit text, category_name text,
   activity_type integer, activity_name text, duration_s double precision, distance_m double precision,
-  energy_kcal double precision, value_min double precision, value_max double precision, kept jsonb, context jsonb,
-  created_s integer)
+  energy_kcal double precision, value_min double precision, value_max double precision, kept jsonb)
 RETURNS jsonb
 LANGUAGE sql STABLE PARALLEL SAFE
 -- Numbers are written as compact_payload compared them, whatever the reader's session says.
@@ -231,18 +129,10 @@ RETURN jsonb_strip_nulls(jsonb_build_object(
          'value', value, 'unit', unit, 'name', category_name, 'activityType', activity_type,
          'activityName', activity_name, 'durationSeconds', duration_s, 'distanceMeters', distance_m,
          'activeEnergyKilocalories', energy_kcal, 'Min', value_min, 'Max', value_max))
-       || coalesce(kept, '{}'::jsonb)
-       || CASE WHEN context IS NOT NULL OR created_s IS NOT NULL
-               THEN jsonb_build_object('healthExport',
-                      coalesce(context, '{}'::jsonb)
-                      || jsonb_strip_nulls(jsonb_build_object(
-                           'value', CASE WHEN NOT coalesce(kept->'healthExport' ? 'value', false) THEN value::text END,
-                           'creationDate', health_store.export_stamp_text(end_at + make_interval(secs => created_s), end_offset)))
-                      || coalesce(kept->'healthExport', '{}'::jsonb))
-               ELSE '{}'::jsonb END;
+       || coalesce(kept, '{}'::jsonb);
 
-COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision, jsonb, jsonb, integer) IS
-  'A sample''s object exactly as sent, rebuilt from its columns, the payload compact_payload kept, its export context''s members and its creation date.';
+COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision, jsonb) IS
+  'A sample''s object exactly as sent, rebuilt from its columns and the payload compact_payload kept.';
 
 -- Today's date in a time zone, or, with none (NULL), the date in UTC−12 — the last place on
 -- Earth where a day ends, so a day counts as partial until it is over everywhere.

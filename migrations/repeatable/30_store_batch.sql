@@ -27,9 +27,7 @@
 
 -- The samples of a batch, typed once: one pass over each sample's keys (jsonb_populate_record),
 -- a uuid repeated in the batch once (the later copy), the day in the person's time zone (NULL:
--- the offset written), the payload each will store (health_store.compact_payload) and of an
--- imported record its shared healthExport members (health_store.export_context) and creation
--- date (health_store.export_created_s). A pure
+-- the offset written), and the payload each will store (health_store.compact_payload). A pure
 -- function of its arguments, the catalog among them (its caller reads health_store.catalog), so
 -- that the planner inlines it into its caller's statement and Citus can plan that statement: a
 -- SQL function that reads a table is refused there (docs/scaling.md).
@@ -40,23 +38,20 @@
 -- p_origin   where they came from: only Health Auto Export's samples carry Min and Max
 --            (value_min, value_max); a key of that name from another way in stays in the payload
 -- p_types, p_kinds, p_rules  the catalog: each known type's kind and rule
-DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]);
-CREATE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin,
-                                           p_types text[], p_kinds text[], p_rules text[])
+CREATE OR REPLACE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin,
+                                                      p_types text[], p_kinds text[], p_rules text[])
 RETURNS TABLE (uuid uuid, type text, source text, grp text, kind text, start_at timestamptz, end_at timestamptz,
                start_offset smallint, end_offset smallint, day date, value double precision, unit text,
                category_name text, activity_type integer, activity_name text, duration_s double precision,
                distance_m double precision, energy_kcal double precision, id text, payload jsonb,
-               sent jsonb, rule text, value_min double precision, value_max double precision, context jsonb,
-               created_s integer)
+               sent jsonb, rule text, value_min double precision, value_max double precision)
 LANGUAGE sql STABLE PARALLEL SAFE
 -- A body parsed when it is made: the planner inlines it into the caller's statement (a set
 -- function with a string body and a pinned search_path is a call of its own per batch, which
 -- measured twice the cost of the query itself).
 BEGIN ATOMIC
   WITH input AS (
-    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind, health_store.is_workout(c.rule, f.kind) AS workout,
-           CASE WHEN p_origin = 'export' THEN e.value->'healthExport'->>'creationDate' END AS created_text
+    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind, health_store.is_workout(c.rule, f.kind) AS workout
     FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
     CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sent_fields, e.value) AS f
     LEFT JOIN unnest(p_types, p_kinds, p_rules) AS c (type, kind, rule) ON c.type = f.type
@@ -80,18 +75,11 @@ BEGIN ATOMIC
            CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Min"::double precision END
              AS value_min,
            CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Max"::double precision END
-             AS value_max,
-           health_store.export_context(p_origin, x.kind, x.s) AS context,
-           health_store.export_stamp(x.created_text) AS created_at
+             AS value_max
     FROM latest x
     -- Computed once here: flattened into the caller, each column would be its expression again
     -- wherever it is read (the payload's compaction, the comparisons, the probes): measured
     -- 37 → 22 ms for 1,000 new samples.
-    OFFSET 0
-  ),
-  dated AS (
-    SELECT t.*, health_store.export_created_s(t.created_at, t.created_text, t.end_at, t.end_offset) AS created_s
-    FROM typed t
     OFFSET 0
   )
   SELECT t.uuid_, t.type, t.source, t."group", t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset,
@@ -100,10 +88,9 @@ BEGIN ATOMIC
          health_store.compact_payload(t.s, t.uuid, t.uuid_, t.start_offset, t.end_offset, t.value, t.value_, t.unit_,
                                       t.category_name, t."activityType", t.activity_type, t.activity_name,
                                       t."durationSeconds", t.duration_s, t."distanceMeters", t.distance_m,
-                                      t."activeEnergyKilocalories", t.energy_kcal, t."Min", t.value_min, t."Max", t.value_max,
-                                      t.context, t.created_s),
-         t.s, t.rule, t.value_min, t.value_max, t.context, t.created_s
-  FROM dated t;
+                                      t."activeEnergyKilocalories", t.energy_kcal, t."Min", t.value_min, t."Max", t.value_max),
+         t.s, t.rule, t.value_min, t.value_max
+  FROM typed t;
 END;
 
 COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]) IS
@@ -161,7 +148,7 @@ BEGIN
          w.twins, w.sources,
          health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted_at IS NOT NULL, p_origin, o.origin,
                                     w.matches IS NOT NULL),
-         t.value_min, t.value_max, w.matches, t.context, t.created_s
+         t.value_min, t.value_max, w.matches
   FROM health_store.typed_samples(p_samples, p_tz, p_origin, v_types, v_kinds, v_rules) t
   -- Twins of the same type, any source, by each series' start index (OFFSET 0 keeps the probe a
   -- probe, whatever the statistics say); looked for only where there can be any (conditions on
@@ -191,15 +178,11 @@ BEGIN
   -- planner without statistics yet scanned every row of the person for each sample), the held
   -- row with its series.
   LEFT JOIN LATERAL (
-    SELECT r.*, k.type, k.source, k.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total,
-           x.members AS context_members
+    SELECT r.*, k.type, k.source, k.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total
     FROM health_store.sample_rows r
     -- Its series by the key, alike (a hash of all the person's series per sample: measured).
     CROSS JOIN LATERAL (SELECT k.type, k.source FROM health_store.series k
                         WHERE k.person = p_person AND k.series = r.series LIMIT 1) k
-    -- Its export context, if it names one (an imported record), by the key.
-    LEFT JOIN LATERAL (SELECT x.members FROM health_store.export_contexts x
-                       WHERE r.context IS NOT NULL AND x.person = p_person AND x.context = r.context LIMIT 1) x ON true
     WHERE r.person = p_person AND r.uuid = t.uuid
     LIMIT 1
   ) AS o ON true
@@ -210,15 +193,15 @@ BEGIN
     SELECT CASE WHEN o.uuid IS NULL THEN NULL
                 WHEN (o.type, o.source, o.grp, o.kind, o.start_at, o.end_at, o.start_offset, o.end_offset, o.value,
                       o.unit, o.category_name, o.activity_type, o.activity_name, o.duration_s, o.distance_m,
-                      o.energy_kcal, o.id, o.value_min, o.value_max, o.payload, o.context_members, o.created_s)
+                      o.energy_kcal, o.id, o.value_min, o.value_max, o.payload)
                      IS NOT DISTINCT FROM
                      (t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.value,
                       t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m,
-                      t.energy_kcal, t.id, t.value_min, t.value_max, t.payload, t.context, t.created_s) THEN false
+                      t.energy_kcal, t.id, t.value_min, t.value_max, t.payload) THEN false
                 ELSE health_store.full_payload(o.uuid, o.type, o.grp, o.source, o.kind, o.id, o.start_at, o.start_offset,
                                                o.end_at, o.end_offset, o.value, o.unit, o.category_name, o.activity_type,
                                                o.activity_name, o.duration_s, o.distance_m, o.energy_kcal, o.value_min,
-                                               o.value_max, o.payload, o.context_members, o.created_s)
+                                               o.value_max, o.payload)
                      IS DISTINCT FROM t.sent END AS changed
   ) c;
 END
@@ -270,26 +253,6 @@ $$;
 
 COMMENT ON FUNCTION health_store.add_series(text, health_store.incoming_sample[]) IS
   'Adds the series (type and source pairs) of a batch the person holds none of yet. Caller holds the person lock.';
-
--- Numbers the export contexts (health_store.export_context) of a batch's rows to be written that
--- the person holds none of yet, from the person's highest. Caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.add_contexts(p_person text, p_rows health_store.incoming_sample[]) RETURNS void
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  INSERT INTO health_store.export_contexts (person, context, members)
-  SELECT p_person, coalesce(m.top, 0) + row_number() OVER (ORDER BY n.members::text COLLATE "C"), n.members
-  FROM (SELECT DISTINCT r.context AS members FROM unnest(p_rows) r
-        WHERE r.context IS NOT NULL AND r.action IN ('insert', 'replace')
-          AND NOT EXISTS (SELECT 1 FROM health_store.export_contexts x
-                          WHERE x.person = p_person AND x.members = r.context)) n
-  CROSS JOIN (SELECT max(x.context) AS top FROM health_store.export_contexts x WHERE x.person = p_person) m;
-END
-$$;
-
-COMMENT ON FUNCTION health_store.add_contexts(text, health_store.incoming_sample[]) IS
-  'Adds the export contexts (shared healthExport members) of a batch''s rows to be written that the person holds none of yet. Caller holds the person lock.';
 
 -- The twins of a batch's rows (incoming_samples found them): a sample that is a held sample of
 -- a way in that wins (matches) is that sample (matched, and it brought back if it was marked
@@ -371,15 +334,12 @@ BEGIN
     INSERT INTO health_store.sample_rows AS n (
       person, uuid, start_at, end_at, value, first_received_at, last_received_at, export_id, series, day, origin,
       start_offset, end_offset, duration_s, distance_m, energy_kcal, activity_type, kind, grp, unit, category_name,
-      activity_name, id, payload, value_min, value_max, context, created_s)
+      activity_name, id, payload, value_min, value_max)
     SELECT p_person, x.uuid, x.start_at, x.end_at, x.value, p_received_at, p_received_at, p_export, k.series, x.day,
            p_origin, x.start_offset, x.end_offset, x.duration_s, x.distance_m, x.energy_kcal, x.activity_type, x.kind,
-           x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload, x.value_min, x.value_max, c.context,
-           x.created_s
+           x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload, x.value_min, x.value_max
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    LEFT JOIN LATERAL (SELECT xc.context FROM health_store.export_contexts xc
-                       WHERE x.context IS NOT NULL AND xc.person = p_person AND xc.members = x.context LIMIT 1) c ON true
     WHERE x.action = 'insert'
     ORDER BY x.uuid
     RETURNING 1
@@ -390,12 +350,10 @@ BEGIN
       series = k.series, day = x.day, origin = p_origin, start_offset = x.start_offset, end_offset = x.end_offset,
       duration_s = x.duration_s, distance_m = x.distance_m, energy_kcal = x.energy_kcal, activity_type = x.activity_type,
       kind = x.kind, grp = x.grp, unit = x.unit, category_name = x.category_name, activity_name = x.activity_name,
-      id = x.id, payload = x.payload, value_min = x.value_min, value_max = x.value_max, context = c.context,
-      created_s = x.created_s, deleted_at = NULL, deleted_by_export = NULL
+      id = x.id, payload = x.payload, value_min = x.value_min, value_max = x.value_max, deleted_at = NULL,
+      deleted_by_export = NULL
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    LEFT JOIN LATERAL (SELECT xc.context FROM health_store.export_contexts xc
-                       WHERE x.context IS NOT NULL AND xc.person = p_person AND xc.members = x.context LIMIT 1) c ON true
     WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = ANY (v_replace) AND t.uuid = x.uuid
     RETURNING 1
   ),
@@ -612,9 +570,6 @@ BEGIN
 
   v_rows := ARRAY(SELECT r FROM health_store.incoming_samples(p_person, p_samples, v_tz, p_origin, v_from, v_look) r);
   PERFORM health_store.add_series(p_person, v_rows);
-  IF p_origin = 'export' THEN
-    PERFORM health_store.add_contexts(p_person, v_rows);
-  END IF;
   SELECT w.* INTO v_written FROM health_store.write_samples(p_person, v_rows, p_origin, p_received_at, p_export) w;
   n_inserted := v_written.n_inserted;
   n_replaced := v_written.n_replaced;
@@ -753,7 +708,6 @@ REVOKE EXECUTE ON FUNCTION
   health_store.may_hold_twins(text, health_store.sample_origin),
   health_store.changes_plus(health_store.sample_changes, health_store.sample_changes),
   health_store.add_series(text, health_store.incoming_sample[]),
-  health_store.add_contexts(text, health_store.incoming_sample[]),
   health_store.write_twins(text, health_store.incoming_sample[], health_store.sample_origin),
   health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid),
   health_store.changes_of_rows(text, date[], integer[], timestamptz[], timestamptz[]),
