@@ -91,7 +91,7 @@ struct ExportMapper: Sendable {
         w.field("kind", kind)
         if let value {
             w.key("value")
-            if typed.integral { w.integer(Int(value)) } else { w.number(value) }
+            if typed.integral { w.integer(Int(value)) } else { w.storedNumber(value) }
         } else if let textValue {
             w.field("value", textValue)
         }

@@ -76,6 +76,17 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: value.description.utf8)
     }
 
+    /// A number as PostgreSQL writes a `double precision` back (its shortest round-trip form,
+    /// an integral one without Swift's `.0`: `812`, `0.97`, `1e-05`), so that a stored sample
+    /// whose typed column rebuilds the number need not keep it in its payload
+    /// (`health_store.compact_payload`). Where the two still differ (exponents at great
+    /// magnitudes) the payload keeps the number, as it keeps any number rebuilt otherwise.
+    @inlinable public mutating func storedNumber(_ value: Double) {
+        separate()
+        let text = value.description
+        if text.hasSuffix(".0") { bytes.append(contentsOf: text.utf8.dropLast(2)) } else { bytes.append(contentsOf: text.utf8) }
+    }
+
     /// An integer.
     @inlinable public mutating func integer(_ value: Int) {
         separate()
