@@ -85,28 +85,27 @@ public final class CitusCoordinator: @unchecked Sendable {
     /// keeps a Citus maintenance daemon, with its connections, on every node while it exists, and
     /// a whole test run's hundreds of them used up the nodes' worker processes and connections.
     public func drop(_ name: String) {
-        guard lock.withLock({ made.contains(name) }),
-              let admin = try? PostgresConnection(connectionString: connectionString) else { return }
-        defer { admin.close() }
-        _ = try? admin.query("SET citus.enable_create_database_propagation = on")
-        for attempt in 0..<5 {
-            if (try? admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")) != nil {
-                lock.withLock { made.removeAll { $0 == name } }
-                return
-            }
-            usleep(UInt32(200_000 * (attempt + 1)))
-        }
+        guard lock.withLock({ made.contains(name) }) else { return }
+        dropping([name])
     }
 
     /// Drops every database this made.
     public func dropAll() {
+        dropping(lock.withLock({ made }).reversed())
+    }
+
+    /// Drops the named databases on every node (propagated), forgetting each one dropped. A
+    /// worker may still be closing the last sessions of a propagated drop: each is tried again.
+    private func dropping(_ names: [String]) {
         guard let admin = try? PostgresConnection(connectionString: connectionString) else { return }
         defer { admin.close() }
         _ = try? admin.query("SET citus.enable_create_database_propagation = on")
-        for name in lock.withLock({ made }).reversed() {
-            // A worker may still be closing the last sessions of a propagated drop: try again.
+        for name in names {
             for attempt in 0..<5 {
-                if (try? admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")) != nil { break }
+                if (try? admin.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")) != nil {
+                    lock.withLock { made.removeAll { $0 == name } }
+                    break
+                }
                 usleep(UInt32(200_000 * (attempt + 1)))
             }
         }
