@@ -97,14 +97,18 @@ struct ExportMapper: Sendable {
         }
         if let unit = typed.unit { w.field("unit", unit) }
         if let name { w.field("name", name) }
+        let created = Self.createdSeconds(a["creationDate"], end: end)
+        let sharedMetadata = Self.isShared(r.metadata)
+        Self.writeShared(a, metadata: sharedMetadata ? r.metadata : [], created: created, to: &w)
         w.key("healthExport")
         w.beginObject()
         let sourceIsOwn = a["sourceName"] == nil
         for (key, text) in a.pairs {
             if key == "type" || key == "sourceName" || key == "startDate" || key == "endDate" || (sourceIsOwn && key == "source") { continue }
+            if Self.sharedKeys.contains(key) || (key == "creationDate" && created != nil) { continue }
             w.member(key, text)
         }
-        Self.writeMetadata(r.metadata, to: &w)
+        if !sharedMetadata { Self.writeMetadata(r.metadata, to: &w) }
         if !r.beats.isEmpty {
             w.key("beats")
             w.beginArray()
@@ -120,6 +124,71 @@ struct ExportMapper: Sendable {
         w.endObject()
         w.endObject()
         return .success(MappedSample(json: w.bytes, uuid: uuid, start: start, end: end))
+    }
+
+    /// The members of a record's `healthExport` block that many records share: its source's device
+    /// description, the source's version and the unit written.
+    static let sharedKeys: Set<String> = ["device", "sourceVersion", "unit"]
+
+    /// Metadata keys whose values are one of a few (a motion context, whether entered by hand, a
+    /// time zone, a meal time): a record's metadata made of these alone is shared with many
+    /// records too (the heart rate's motion context: 197,000 of a year's records) and held with
+    /// the other shared members. Metadata with any other key (an identifier, a date, a reading)
+    /// stays in the record's block.
+    static let sharedMetadataKeys: Set<String> = [
+        "HKMetadataKeyHeartRateMotionContext", "HKWasUserEntered", "HKTimeZone", "HKIndoorWorkout",
+        "HKBloodGlucoseMealTime", "HKMetadataKeyDevicePlacementSide", "HKMetadataKeyAppleDeviceCalibrated",
+        "HKVO2MaxTestType", "HKSleepingWristTemperatureSourceType", "HKMetadataKeyUserMotionContext",
+        "HKSwimmingLocationType", "HKWeatherCondition",
+    ]
+
+    /// Whether a record's metadata is held with its shared members (`sharedMetadataKeys`).
+    static func isShared(_ metadata: [(key: String, value: String)]) -> Bool {
+        !metadata.isEmpty && metadata.allSatisfy { sharedMetadataKeys.contains($0.key) }
+    }
+
+    /// What the write path stores apart from a record's payload (docs/apple-export.md, "Storage"):
+    /// its shared members (`exportShared`, with `metadata` when `isShared`; held once per person
+    /// in `health_store.export_contexts` under `exportContext`, `contextNumber`) and its creation
+    /// date as seconds after its end (`exportCreated`, `createdSeconds`). `health_store.samples`
+    /// puts both back into the `healthExport` block.
+    private static func writeShared(_ a: ElementAttributes, metadata: [(key: String, value: String)], created: Int?,
+                                    to w: inout JSONWriter) {
+        let shared = a.pairs.filter { sharedKeys.contains($0.name) }
+        if !shared.isEmpty || !metadata.isEmpty {
+            var members = JSONWriter(capacity: 256)
+            members.beginObject()
+            for (key, text) in shared { members.member(key, text) }
+            writeMetadata(metadata, to: &members)
+            members.endObject()
+            w.key("exportContext")
+            w.integer(contextNumber(members.bytes))
+            w.key("exportShared")
+            members.bytes.withUnsafeBufferPointer { w.raw($0) }
+        }
+        if let created {
+            w.key("exportCreated")
+            w.integer(created)
+        }
+    }
+
+    /// The number an export context is held under (`health_store.export_contexts.context`): the
+    /// first eight bytes of the SHA-256 of its members as written, so that the write path stores
+    /// a record's without looking it up.
+    static func contextNumber(_ members: [UInt8]) -> Int {
+        SHA256.hash(members).prefix(8).reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    /// A record's creation date as whole seconds after its end, when the export's text of the end
+    /// moved by them, in the end's offset, is the text written (what `health_store.export_stamp_text`
+    /// gives back); nil otherwise, and the payload keeps the text.
+    static func createdSeconds(_ written: String?, end: ExportTimestamp) -> Int? {
+        guard let written, let created = ExportTimestamp(written) else { return nil }
+        let delta = created.milliseconds - end.milliseconds
+        guard delta % 1000 == 0, abs(delta) <= 20_000 * 86_400_000 else { return nil }
+        guard Array(written.utf8) == ExportTimestamp.exportText(milliseconds: created.milliseconds, offsetMinutes: end.offsetMinutes)
+        else { return nil }
+        return Int(delta / 1000)
     }
 
     /// A record's typed part: what healthd would send as `kind`, `value`, `unit` and `name`.

@@ -12,6 +12,8 @@ struct ExportTimestamp: Sendable {
     var text: String
     /// Milliseconds since the epoch.
     var milliseconds: Int64
+    /// The offset written, in minutes east of UTC.
+    var offsetMinutes: Int
 
     /// Parses `written`; nil when it is not one of the shapes above or names no real instant.
     init?(_ written: String) {
@@ -28,13 +30,31 @@ struct ExportTimestamp: Sendable {
             guard let count = Timestamp.shapeWritten(b, into: out) else { return nil }
             let shaped = UnsafeBufferPointer(rebasing: out[0..<count])
             guard let stamp = Timestamp(utf8: shaped) else { return nil }
-            return ExportTimestamp(text: String(decoding: shaped, as: UTF8.self), milliseconds: stamp.millisecondsSinceEpoch)
+            return ExportTimestamp(text: String(decoding: shaped, as: UTF8.self), milliseconds: stamp.millisecondsSinceEpoch,
+                                   offsetMinutes: stamp.offsetMinutes)
         }
     }
 
-    init(text: String, milliseconds: Int64) {
+    init(text: String, milliseconds: Int64, offsetMinutes: Int) {
         self.text = text
         self.milliseconds = milliseconds
+        self.offsetMinutes = offsetMinutes
+    }
+
+    /// How the export writes an instant (`2015-01-17 18:41:28 +0100`) in a given offset, seconds
+    /// only: the text `health_store.export_stamp_text` gives back.
+    static func exportText(milliseconds: Int64, offsetMinutes: Int) -> [UInt8] {
+        var shaped: [UInt8] = []
+        shaped.reserveCapacity(29)
+        Timestamp(millisecondsSinceEpoch: milliseconds, offsetMinutes: offsetMinutes).appendReferenceText(to: &shaped)
+        // 2015-01-17T18:41:28.000+01:00 → 2015-01-17 18:41:28 +0100
+        var text = Array(shaped[0..<10])
+        text.append(UInt8(ascii: " "))
+        text += shaped[11..<19]
+        text.append(UInt8(ascii: " "))
+        text += shaped[23..<26]
+        text += shaped[27..<29]
+        return text
     }
 }
 

@@ -68,6 +68,14 @@ struct ViewsBenchmark {
     let options: Options
     static let person = "bench"
 
+    /// What the samples cost the disk, in bytes: health_store.sample_rows with its indexes, and
+    /// the tables it names rows of (series; export contexts, where the schema has them: a build
+    /// from before migration 0096 has none).
+    static let samplesBytesSQL = """
+        (pg_total_relation_size('health_store.sample_rows') + pg_total_relation_size('health_store.series')
+         + coalesce(pg_total_relation_size(to_regclass('health_store.export_contexts')), 0))
+        """
+
     /// One line to standard output, unbuffered: a 10M run takes a while, and progress should
     /// show even when the output goes to a file.
     static func say(_ line: String) {
@@ -89,9 +97,9 @@ struct ViewsBenchmark {
                      Self.grouped(load.samples), Self.person, load.days, Double(load.days) / 365.25,
                      Self.grouped(load.otherSamples), load.loadSeconds, load.rebuildSeconds))
         let sizes = try connection.query("""
-            SELECT pg_size_pretty(pg_total_relation_size('health_store.sample_rows') + pg_total_relation_size('health_store.series'))
+            SELECT pg_size_pretty(\(Self.samplesBytesSQL))
                      || format(' (%s bytes a sample with its indexes)',
-                               round((pg_total_relation_size('health_store.sample_rows') + pg_total_relation_size('health_store.series'))::numeric
+                               round((\(Self.samplesBytesSQL))::numeric
                                      / greatest((SELECT count(*) FROM health_store.sample_rows), 1))),
                    pg_size_pretty(pg_total_relation_size('health_store.rollup_source') + pg_total_relation_size('health_store.rollup_day_type')
                                   + pg_total_relation_size('health_store.rollup_day')),

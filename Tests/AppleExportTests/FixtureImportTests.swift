@@ -239,4 +239,86 @@ struct FixtureImportTests {
             #expect(!out.stderr.contains("\r"), "no progress bar off a terminal")
         }
     }
+
+    @Test("what records share (device, source version, unit, a motion context) is held once per person, and every payload is the record as exported")
+    func sharedExportContexts() throws {
+        let folder = try Exports.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try TestPostgres.withDatabase { db in
+            try Importing(database: db).run(Exports.fixtureFolder.path)
+            try Importing(database: db, person: "bo").run(Exports.fixtureFolder.path)
+            // One context per distinct set, under the number of its text: the same for both persons.
+            let counts = try db.rows("SELECT person, count(*), count(DISTINCT members) FROM health_store.export_contexts GROUP BY person ORDER BY person")
+            #expect(counts.count == 2 && counts[0][1] == counts[1][1] && counts[0][1] == counts[0][2])
+            #expect(try db.scalar("""
+                SELECT count(*) FROM (SELECT context, members FROM health_store.export_contexts WHERE person = 'default'
+                                      EXCEPT SELECT context, members FROM health_store.export_contexts WHERE person = 'bo') x
+                """, as: Int.self) == 0)
+            // Stored without them: no record's row keeps a device, source version, unit, shared metadata or creation date.
+            #expect(try db.scalar("""
+                SELECT count(*) FROM health_store.sample_rows
+                WHERE kind <> 'workout' AND (context IS NULL OR created_s IS NULL
+                                             OR payload->'healthExport' ?| ARRAY['device', 'sourceVersion', 'unit', 'metadata', 'creationDate'])
+                """, as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.sample_rows WHERE kind = 'workout' AND context IS NOT NULL", as: Int.self) == 0,
+                    "a workout keeps its members")
+            #expect(try db.scalar("""
+                SELECT created_s FROM health_store.sample_rows r JOIN health_store.series k USING (person, series)
+                WHERE r.person = 'bo' AND k.type = 'HKQuantityTypeIdentifierHeartRate' AND r.start_at = '2024-03-10 08:04+01'
+                """, as: Int.self) == 60, "created a minute after its end")
+            // …and given back exactly as the elements have them.
+            func block(_ type: String, _ start: String, source: String = "%") throws -> String? {
+                try db.scalar("""
+                    SELECT payload->'healthExport' FROM health.samples
+                    WHERE person = 'bo' AND type = $1 AND start_at = $2::timestamptz AND source LIKE $3
+                    """, [type, start, source], as: String.self)
+            }
+            #expect(try block("HKQuantityTypeIdentifierStepCount", "2024-03-10 08:00+01", source: "%iPhone")
+                    == #"{"unit": "count", "value": "812", "device": "<<HKDevice: 0x28a1>, name:iPhone, manufacturer:Apple Inc., model:iPhone>", "creationDate": "2024-03-10 08:10:00 +0100", "sourceVersion": "17.3"}"#)
+            #expect(try block("HKQuantityTypeIdentifierHeartRate", "2024-03-10 08:04+01")
+                    == #"{"unit": "count/min", "value": "72", "metadata": {"HKMetadataKeyHeartRateMotionContext": "1"}, "creationDate": "2024-03-10 08:05:00 +0100", "sourceVersion": "10.3"}"#)
+            #expect(try block("HKQuantityTypeIdentifierDistanceWalkingRunning", "2024-03-11 18:00+01")
+                    == #"{"unit": "mi", "value": "2.5", "creationDate": "2024-03-11 19:00:00 +0100", "sourceVersion": "2.1"}"#,
+                    "a value converted (mi → m) keeps its text as written")
+
+            // A record exported again with another device, or with metadata of its own, is that sample
+            // replaced: read back as exported the second time.
+            let before = try #require(try db.scalar("SELECT count(*) FROM health_store.export_contexts WHERE person = 'bo'", as: Int.self))
+            var xml = try String(contentsOf: Exports.fixtureXML, encoding: .utf8)
+            xml = xml.replacingOccurrences(of: "HKDevice: 0x28a1", with: "HKDevice: 0x99ff")
+                .replacingOccurrences(of: #"<MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="1"/>"#,
+                                      with: #"<MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="1"/><MetadataEntry key="HKExternalUUID" value="A1"/>"#)
+            let file = folder.appendingPathComponent("export.xml")
+            try Data(xml.utf8).write(to: file)
+            let (again, _) = try Importing(database: db, person: "bo").run(file.path)
+            #expect(again.new == 0)
+            #expect(again.duplicates == 30, "every record and workout held already, the changed ones refreshed")
+            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'bo' AND payload::text LIKE '%0x28a1%'", as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'bo' AND payload::text LIKE '%0x99ff%'", as: Int.self)
+                    == (try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'default' AND payload::text LIKE '%0x28a1%'", as: Int.self)))
+            #expect(try block("HKQuantityTypeIdentifierHeartRate", "2024-03-10 08:04+01")
+                    == #"{"unit": "count/min", "value": "72", "metadata": {"HKExternalUUID": "A1", "HKMetadataKeyHeartRateMotionContext": "1"}, "creationDate": "2024-03-10 08:05:00 +0100", "sourceVersion": "10.3"}"#)
+            #expect(try db.scalar("""
+                SELECT r.payload FROM health_store.sample_rows r JOIN health_store.series k USING (person, series)
+                WHERE r.person = 'bo' AND k.type = 'HKQuantityTypeIdentifierHeartRate' AND r.start_at = '2024-03-10 08:04+01'
+                """, as: String.self) == #"{"healthExport": {"metadata": {"HKExternalUUID": "A1", "HKMetadataKeyHeartRateMotionContext": "1"}}}"#,
+                    "metadata of a key of its own stays in the row")
+            let added = try #require(try db.scalar("SELECT count(*) FROM health_store.export_contexts WHERE person = 'bo' AND members::text LIKE '%0x99ff%'", as: Int.self))
+            #expect(added >= 1)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.export_contexts WHERE person = 'bo'", as: Int.self) == before + added,
+                    "the new contexts added, the old ones kept")
+            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'default' AND payload::text LIKE '%0x99ff%'", as: Int.self) == 0,
+                    "the other person's copy untouched")
+
+            // Other members under a number the person holds are refused, never stored as those.
+            let number = try #require(try db.scalar("SELECT min(context) FROM health_store.export_contexts WHERE person = 'bo'", as: Int.self))
+            #expect(throws: (any Error).self) {
+                try db.query("""
+                    SELECT health_store.add_contexts('bo', ARRAY[jsonb_populate_record(NULL::health_store.incoming_sample,
+                      jsonb_build_object('context', $1::bigint, 'context_members', '{"unit": "furlong"}'::jsonb, 'action', 'insert'))])
+                    """, [number])
+            }
+            #expect(try db.scalar("SELECT count(*) FROM health_store.export_contexts WHERE members::text LIKE '%furlong%'", as: Int.self) == 0)
+        }
+    }
 }

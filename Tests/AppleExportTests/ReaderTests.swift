@@ -68,6 +68,59 @@ struct ReaderTests {
         #expect(ExportTimestamp(written) == nil)
     }
 
+    @Test("a creation date is held as seconds after the end only when they write its text back in the end's offset")
+    func creationDates() throws {
+        let end = try #require(ExportTimestamp("2016-03-02 10:00:00 +0100"))
+        let cases: [(String, Int?)] = [
+            ("2016-03-02 10:00:05 +0100", 5), ("2016-02-29 10:00:00 +0100", -172_800), ("2016-03-02 10:00:00 +0100", 0),
+            ("2016-03-02 08:00:05 -0100", nil),  // the same kind of text in another offset than the end's
+            ("2016-03-02 09:00:05 +0000", nil), ("2015-02-29 10:00:00 +0100", nil), ("2016-02-30 10:00:00 +0100", nil),
+            ("2016-13-02 10:00:05 +0100", nil), ("2016-03-02 1O:00:05 +0100", nil), ("2016-03-02 10:00:05 +0100 ", nil),
+            ("20160302100005+0100", nil),  // iOS 8's layout: kept as written
+            ("2016-03-02T10:00:05Z", nil), ("1950-03-02 10:00:05 +0100", nil),  // beyond 20,000 days
+            ("0000-00-00 99:99:99 +9999", nil), ("", nil),
+        ]
+        for (written, seconds) in cases {
+            #expect(ExportMapper.createdSeconds(written, end: end) == seconds, "\(written)")
+        }
+        #expect(ExportMapper.createdSeconds(nil, end: end) == nil)
+        let offEnd = try #require(ExportTimestamp("2019-06-11T22:00:42.5Z"))
+        #expect(ExportMapper.createdSeconds("2019-06-11 22:00:45 +0000", end: offEnd) == nil, "an end with a fraction of a second")
+        #expect(String(decoding: ExportTimestamp.exportText(milliseconds: end.milliseconds + 5_000, offsetMinutes: -90), as: UTF8.self)
+                == "2016-03-02 07:30:05 -0130")
+    }
+
+    @Test("a record's shared members are sent apart under the number of their text; its block keeps the rest")
+    func sharedMembers() throws {
+        let catalog = ExportCatalog(entries: ["HKQuantityTypeIdentifierHeartRate": .init(group: "heart", kind: "quantity", unit: "count/min", rule: "mean")])
+        let mapper = ExportMapper(catalog: catalog)
+        func mapped(_ metadata: [(key: String, value: String)], creation: String) throws -> [String: Any] {
+            var record = ExportRecord(attributes: ElementAttributes(pairs: [
+                ("type", "HKQuantityTypeIdentifierHeartRate"), ("sourceName", "Watch"), ("sourceVersion", "10.3"),
+                ("device", "<<HKDevice: 0x1>>"), ("unit", "count/min"), ("creationDate", creation),
+                ("startDate", "2024-03-10 08:04:00 +0100"), ("endDate", "2024-03-10 08:04:00 +0100"), ("value", "72")]), line: 1)
+            record.metadata = metadata
+            guard case .success(let sample) = mapper.record(record) else { throw MappingFailure("not mapped") }
+            return try #require(try JSONSerialization.jsonObject(with: Data(sample.json)) as? [String: Any])
+        }
+        let shared = try mapped([("HKMetadataKeyHeartRateMotionContext", "1")], creation: "2024-03-10 08:05:00 +0100")
+        let members = #"{"sourceVersion":"10.3","device":"<<HKDevice: 0x1>>","unit":"count/min","metadata":{"HKMetadataKeyHeartRateMotionContext":"1"}}"#
+        #expect(shared["exportContext"] as? Int == SHA256.hash(Array(members.utf8)).prefix(8).reduce(0) { $0 << 8 | Int($1) })
+        #expect(NSDictionary(dictionary: shared["exportShared"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: [
+            "sourceVersion": "10.3", "device": "<<HKDevice: 0x1>>", "unit": "count/min", "metadata": ["HKMetadataKeyHeartRateMotionContext": "1"]]))
+        #expect(shared["exportCreated"] as? Int == 60)
+        #expect(NSDictionary(dictionary: shared["healthExport"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: ["value": "72"]))
+        // Metadata with a key of its own stays in the block; a creation date in another offset too.
+        let own = try mapped([("HKMetadataKeyHeartRateMotionContext", "1"), ("HKExternalUUID", "A1")], creation: "2024-03-10 07:05:00 +0000")
+        #expect(NSDictionary(dictionary: own["exportShared"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: [
+            "sourceVersion": "10.3", "device": "<<HKDevice: 0x1>>", "unit": "count/min"]))
+        #expect(own["exportCreated"] == nil)
+        #expect(NSDictionary(dictionary: own["healthExport"] as? [String: Any] ?? [:]) == NSDictionary(dictionary: [
+            "value": "72", "creationDate": "2024-03-10 07:05:00 +0000",
+            "metadata": ["HKMetadataKeyHeartRateMotionContext": "1", "HKExternalUUID": "A1"]]))
+        #expect(own["exportContext"] as? Int != shared["exportContext"] as? Int)
+    }
+
     @Test("numbers: plain decimals and exponents, a locale's decimal comma; never inf, nan or hexadecimal")
     func numbers() {
         #expect(ExportNumber.parse("72") == 72)

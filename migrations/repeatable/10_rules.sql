@@ -71,6 +71,34 @@ RETURN to_char(t AT TIME ZONE make_interval(mins => offset_min), 'YYYY-MM-DD"T"H
 COMMENT ON FUNCTION health_store.stamp_text(timestamptz, smallint) IS
   'An instant written as the reference writes it (2026-08-21T10:25:30.000+02:00) in a given offset, in minutes east of UTC.';
 
+-- An instant written as the Health app's export writes its dates (2015-01-17 18:41:28 +0100), in
+-- a given offset in minutes east of UTC: how an imported record's creation date is given back
+-- (ExportMapper.createdSeconds sends the seconds only when this writes its text back).
+CREATE OR REPLACE FUNCTION health_store.export_stamp_text(t timestamptz, offset_min smallint) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN to_char(t AT TIME ZONE make_interval(mins => offset_min), 'YYYY-MM-DD HH24:MI:SS')
+       || CASE WHEN offset_min < 0 THEN ' -' ELSE ' +' END
+       || to_char(abs(offset_min) / 60, 'FM00') || to_char(abs(offset_min) % 60, 'FM00');
+
+COMMENT ON FUNCTION health_store.export_stamp_text(timestamptz, smallint) IS
+  'An instant written as the Health app''s export writes dates (2015-01-17 18:41:28 +0100), in a given offset in minutes east of UTC.';
+
+-- An imported record's object without its healthExport block's value as written when that is the
+-- sample's value as full_payload gives it back (value: its value column's text, or of a type
+-- outside the catalog its value as sent: a count, a value in the catalog's unit already, an
+-- unknown type's number) and the block keeps more (compact_payload removes a block of the value
+-- alone, in its one removal). Any other sample's object as it is.
+CREATE OR REPLACE FUNCTION health_store.export_block_kept(s jsonb, value text, context bigint, created_s integer)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN (context IS NOT NULL OR created_s IS NOT NULL) AND s->'healthExport'->>'value' = value
+                 AND (s->'healthExport') - 'value' <> '{}'::jsonb
+            THEN jsonb_set(s, '{healthExport}', (s->'healthExport') - 'value')
+            ELSE s END;
+
+COMMENT ON FUNCTION health_store.export_block_kept(jsonb, text, bigint, integer) IS
+  'An imported record''s object without its healthExport value where the sample''s value gives it back (value: its column''s text, or its value as sent) and the block keeps more; any other sample''s object unchanged.';
+
 -- What of a sample as sent the stored columns do not give back: the sample's object without
 -- the keys health_store.full_payload rebuilds to the same JSON; NULL when they rebuild all of it.
 -- The write path stores this as the payload, so a sample costs its columns and little else.
@@ -83,15 +111,20 @@ COMMENT ON FUNCTION health_store.stamp_text(timestamptz, smallint) IS
 -- strings (id, type, group, source, kind) are always held: every way in sends them as strings
 -- (the decoders quarantine any other). No jsonb is read or built but by the one removal:
 -- comparing texts the caller already has is what makes this cheap enough per sample (measured).
+-- An imported record's shared healthExport members (exportShared, with the number they are held
+-- under: context, from exportContext) and its creation date's seconds (created_s: exportCreated)
+-- go to their own columns, and with them its value as written when the sample's value gives it
+-- back (its column's text; of a type outside the catalog, which has none, its value as sent), and
+-- the block when nothing else is left in it (export_block_kept).
 CREATE OR REPLACE FUNCTION health_store.compact_payload(
   s jsonb, sent_uuid text, uuid uuid, start_offset smallint, end_offset smallint, sent_value text, value double precision,
   unit text, category_name text, sent_activity_type text, activity_type integer, activity_name text,
   sent_duration text, duration_s double precision, sent_distance text, distance_m double precision,
   sent_energy text, energy_kcal double precision, sent_min text, value_min double precision, sent_max text,
-  value_max double precision)
+  value_max double precision, context bigint, created_s integer)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN nullif(s - ARRAY[
+RETURN nullif(health_store.export_block_kept(s, coalesce(value::text, sent_value), context, created_s) - ARRAY[
     CASE WHEN sent_uuid LIKE '________-____-____-____-____________' AND sent_uuid = upper(sent_uuid COLLATE "C") THEN 'uuid' END,
     'id', 'type', 'group', 'source', 'kind',
     CASE WHEN start_offset IS NOT NULL THEN 'start' END,
@@ -105,20 +138,31 @@ RETURN nullif(s - ARRAY[
     CASE WHEN sent_distance = distance_m::text THEN 'distanceMeters' END,
     CASE WHEN sent_energy = energy_kcal::text THEN 'activeEnergyKilocalories' END,
     CASE WHEN sent_min = value_min::text THEN 'Min' END,
-    CASE WHEN sent_max = value_max::text THEN 'Max' END
+    CASE WHEN sent_max = value_max::text THEN 'Max' END,
+    CASE WHEN context IS NOT NULL THEN 'exportShared' END,
+    CASE WHEN context IS NOT NULL THEN 'exportContext' END,
+    CASE WHEN created_s IS NOT NULL THEN 'exportCreated' END,
+    -- The block, when its value is all that is left of it and the value column gives that back.
+    CASE WHEN (context IS NOT NULL OR created_s IS NOT NULL) AND (s->'healthExport') - 'value' = '{}'::jsonb
+              AND s->'healthExport'->>'value' = coalesce(value::text, sent_value) THEN 'healthExport' END
   ], '{}'::jsonb);
 
-COMMENT ON FUNCTION health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text, text, integer, text, text, double precision, text, double precision, text, double precision, text, double precision, text, double precision) IS
-  'A sample''s object as sent without the keys its columns rebuild to the same JSON (health_store.full_payload); NULL when nothing is left. sent_…: the keys'' texts as sent.';
+COMMENT ON FUNCTION health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text, text, integer, text, text, double precision, text, double precision, text, double precision, text, double precision, text, double precision, bigint, integer) IS
+  'A sample''s object as sent without the keys its columns rebuild to the same JSON (health_store.full_payload), an imported record''s shared members and creation date gone to their columns; NULL when nothing is left. sent_…: the keys'' texts as sent.';
 
 -- A sample's object as sent, from its columns and what compact_payload left: the keys the
 -- columns rebuild, overridden by the ones kept (a key is kept whenever its rebuild would differ).
--- Min and Max are rebuilt from value_min and value_max, which only Health Auto Export's samples set.
+-- Min and Max are rebuilt from value_min and value_max, which only Health Auto Export's samples set;
+-- an imported record's healthExport block from its shared members (context: their object,
+-- health_store.export_contexts.members), its value as written from the sample's value where
+-- compact_payload took it out (the column's text, or the value kept as sent), its creation date from created_s (seconds after its end, written
+-- in the end's offset) and what the payload kept of it.
 CREATE OR REPLACE FUNCTION health_store.full_payload(
   uuid uuid, type text, grp text, source text, kind text, id text, start_at timestamptz, start_offset smallint,
   end_at timestamptz, end_offset smallint, value double precision, unit text, category_name text,
   activity_type integer, activity_name text, duration_s double precision, distance_m double precision,
-  energy_kcal double precision, value_min double precision, value_max double precision, kept jsonb)
+  energy_kcal double precision, value_min double precision, value_max double precision, kept jsonb, context jsonb,
+  created_s integer)
 RETURNS jsonb
 LANGUAGE sql STABLE PARALLEL SAFE
 -- Numbers are written as compact_payload compared them, whatever the reader's session says.
@@ -129,10 +173,19 @@ RETURN jsonb_strip_nulls(jsonb_build_object(
          'value', value, 'unit', unit, 'name', category_name, 'activityType', activity_type,
          'activityName', activity_name, 'durationSeconds', duration_s, 'distanceMeters', distance_m,
          'activeEnergyKilocalories', energy_kcal, 'Min', value_min, 'Max', value_max))
-       || coalesce(kept, '{}'::jsonb);
+       || coalesce(kept, '{}'::jsonb)
+       || CASE WHEN context IS NOT NULL OR created_s IS NOT NULL
+               THEN jsonb_build_object('healthExport',
+                      coalesce(context, '{}'::jsonb)
+                      || jsonb_strip_nulls(jsonb_build_object(
+                           'value', CASE WHEN NOT coalesce(kept->'healthExport' ? 'value', false)
+                                         THEN coalesce(value::text, kept->>'value') END,
+                           'creationDate', health_store.export_stamp_text(end_at + make_interval(secs => created_s), end_offset)))
+                      || coalesce(kept->'healthExport', '{}'::jsonb))
+               ELSE '{}'::jsonb END;
 
-COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision, jsonb) IS
-  'A sample''s object exactly as sent, rebuilt from its columns and the payload compact_payload kept.';
+COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision, jsonb, jsonb, integer) IS
+  'A sample''s object exactly as sent, rebuilt from its columns, the payload compact_payload kept and an imported record''s shared members and creation date.';
 
 -- Today's date in a time zone, or, with none (NULL), the date in UTC−12 — the last place on
 -- Earth where a day ends, so a day counts as partial until it is over everywhere.

@@ -347,7 +347,7 @@ BEGIN
          health_store.compact_payload(s.payload, (s.f).uuid, s.uuid, s.start_offset, s.end_offset, (s.f).value, s.value,
                                       s.unit, s.category_name, (s.f)."activityType", s.activity_type, s.activity_name,
                                       (s.f)."durationSeconds", s.duration_s, (s.f)."distanceMeters", s.distance_m,
-                                      (s.f)."activeEnergyKilocalories", s.energy_kcal, NULL, NULL, NULL, NULL)
+                                      (s.f)."activeEnergyKilocalories", s.energy_kcal, NULL, NULL, NULL, NULL, NULL, NULL)
   FROM (SELECT o.person, o.uuid, o.start_at, o.end_at, o.value, o.first_received_at, o.last_received_at, o.export_id,
                k.series, o.day, o.origin, o.coalesced, o.duration_s, o.distance_m, o.energy_kcal, o.activity_type,
                o.deleted_at, o.deleted_by_export, o.kind, o.grp, o.unit, o.category_name, o.activity_name, o.payload,

@@ -27,7 +27,10 @@
 
 -- The samples of a batch, typed once: one pass over each sample's keys (jsonb_populate_record),
 -- a uuid repeated in the batch once (the later copy), the day in the person's time zone (NULL:
--- the offset written), and the payload each will store (health_store.compact_payload). A pure
+-- the offset written), the payload each will store (health_store.compact_payload) and of an
+-- imported record the members it shares with others (context_members) under their number
+-- (context) and its creation date's seconds (created_s), which the export's mapping sent apart
+-- (exportShared, exportContext, exportCreated). A pure
 -- function of its arguments, the catalog among them (its caller reads health_store.catalog), so
 -- that the planner inlines it into its caller's statement and Citus can plan that statement: a
 -- SQL function that reads a table is refused there (docs/scaling.md).
@@ -36,15 +39,19 @@
 --            every cast below succeeds
 -- p_tz       the person's time zone (NULL: the offset each sample was written with)
 -- p_origin   where they came from: only Health Auto Export's samples carry Min and Max
---            (value_min, value_max); a key of that name from another way in stays in the payload
+--            (value_min, value_max), only the export's exportShared, exportContext and
+--            exportCreated; a key of
+--            those names from another way in stays in the payload
 -- p_types, p_kinds, p_rules  the catalog: each known type's kind and rule
-CREATE OR REPLACE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin,
-                                                      p_types text[], p_kinds text[], p_rules text[])
+DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]);
+CREATE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin,
+                                           p_types text[], p_kinds text[], p_rules text[])
 RETURNS TABLE (uuid uuid, type text, source text, grp text, kind text, start_at timestamptz, end_at timestamptz,
                start_offset smallint, end_offset smallint, day date, value double precision, unit text,
                category_name text, activity_type integer, activity_name text, duration_s double precision,
                distance_m double precision, energy_kcal double precision, id text, payload jsonb,
-               sent jsonb, rule text, value_min double precision, value_max double precision)
+               sent jsonb, rule text, value_min double precision, value_max double precision, context bigint,
+               context_members jsonb, created_s integer)
 LANGUAGE sql STABLE PARALLEL SAFE
 -- A body parsed when it is made: the planner inlines it into the caller's statement (a set
 -- function with a string body and a pinned search_path is a call of its own per batch, which
@@ -75,7 +82,10 @@ BEGIN ATOMIC
            CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Min"::double precision END
              AS value_min,
            CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Max"::double precision END
-             AS value_max
+             AS value_max,
+           CASE WHEN p_origin = 'export' THEN x."exportContext"::bigint END AS context,
+           CASE WHEN p_origin = 'export' THEN x."exportShared" END AS context_members,
+           CASE WHEN p_origin = 'export' THEN x."exportCreated"::integer END AS created_s
     FROM latest x
     -- Computed once here: flattened into the caller, each column would be its expression again
     -- wherever it is read (the payload's compaction, the comparisons, the probes): measured
@@ -88,13 +98,14 @@ BEGIN ATOMIC
          health_store.compact_payload(t.s, t.uuid, t.uuid_, t.start_offset, t.end_offset, t.value, t.value_, t.unit_,
                                       t.category_name, t."activityType", t.activity_type, t.activity_name,
                                       t."durationSeconds", t.duration_s, t."distanceMeters", t.distance_m,
-                                      t."activeEnergyKilocalories", t.energy_kcal, t."Min", t.value_min, t."Max", t.value_max),
-         t.s, t.rule, t.value_min, t.value_max
+                                      t."activeEnergyKilocalories", t.energy_kcal, t."Min", t.value_min, t."Max", t.value_max,
+                                      t.context, t.created_s),
+         t.s, t.rule, t.value_min, t.value_max, t.context, t.context_members, t.created_s
   FROM typed t;
 END;
 
 COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]) IS
-  'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store and the object as sent.';
+  'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store, the object as sent and an imported record''s shared members and creation date''s seconds.';
 
 -- What writing does with one incoming sample: insert a new uuid; replace a held one whose
 -- content differs, unless the held copy came from an origin that wins (origin_rank); revive a
@@ -148,7 +159,7 @@ BEGIN
          w.twins, w.sources,
          health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted_at IS NOT NULL, p_origin, o.origin,
                                     w.matches IS NOT NULL),
-         t.value_min, t.value_max, w.matches
+         t.value_min, t.value_max, w.matches, t.context, t.context_members, t.created_s
   FROM health_store.typed_samples(p_samples, p_tz, p_origin, v_types, v_kinds, v_rules) t
   -- Twins of the same type, any source, by each series' start index (OFFSET 0 keeps the probe a
   -- probe, whatever the statistics say); looked for only where there can be any (conditions on
@@ -178,31 +189,42 @@ BEGIN
   -- planner without statistics yet scanned every row of the person for each sample), the held
   -- row with its series.
   LEFT JOIN LATERAL (
-    SELECT r.*, k.type, k.source, k.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total
+    SELECT r.*, k.type, k.source, k.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total,
+           x.members
     FROM health_store.sample_rows r
     -- Its series by the key, alike (a hash of all the person's series per sample: measured).
     CROSS JOIN LATERAL (SELECT k.type, k.source FROM health_store.series k
                         WHERE k.person = p_person AND k.series = r.series LIMIT 1) k
+    -- Its export context, if it names one (an imported record), by the key.
+    LEFT JOIN LATERAL (SELECT x.members FROM health_store.export_contexts x
+                       WHERE r.context IS NOT NULL AND x.person = p_person AND x.context = r.context LIMIT 1) x ON true
     WHERE r.person = p_person AND r.uuid = t.uuid
     LIMIT 1
   ) AS o ON true
   -- Changed: the same stored columns and payload are the same sample again (compacting is a
-  -- function of the sample); otherwise the held copy as sent is rebuilt and compared, so a copy
-  -- compacted by an older rule is not taken for a new one.
+  -- function of the sample); otherwise the held copy as sent is rebuilt and compared with the
+  -- sample as sent (an imported record's rebuilt too: the mapping sent parts of it apart), so a
+  -- copy compacted by an older rule is not taken for a new one.
   CROSS JOIN LATERAL (
     SELECT CASE WHEN o.uuid IS NULL THEN NULL
                 WHEN (o.type, o.source, o.grp, o.kind, o.start_at, o.end_at, o.start_offset, o.end_offset, o.value,
                       o.unit, o.category_name, o.activity_type, o.activity_name, o.duration_s, o.distance_m,
-                      o.energy_kcal, o.id, o.value_min, o.value_max, o.payload)
+                      o.energy_kcal, o.id, o.value_min, o.value_max, o.payload, o.context, o.created_s)
                      IS NOT DISTINCT FROM
                      (t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.value,
                       t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m,
-                      t.energy_kcal, t.id, t.value_min, t.value_max, t.payload) THEN false
+                      t.energy_kcal, t.id, t.value_min, t.value_max, t.payload, t.context, t.created_s) THEN false
                 ELSE health_store.full_payload(o.uuid, o.type, o.grp, o.source, o.kind, o.id, o.start_at, o.start_offset,
                                                o.end_at, o.end_offset, o.value, o.unit, o.category_name, o.activity_type,
                                                o.activity_name, o.duration_s, o.distance_m, o.energy_kcal, o.value_min,
-                                               o.value_max, o.payload)
-                     IS DISTINCT FROM t.sent END AS changed
+                                               o.value_max, o.payload, o.members, o.created_s)
+                     IS DISTINCT FROM
+                     CASE WHEN t.context IS NULL AND t.created_s IS NULL THEN t.sent
+                          ELSE health_store.full_payload(t.uuid, t.type, t.grp, t.source, t.kind, t.id, t.start_at,
+                                                         t.start_offset, t.end_at, t.end_offset, t.value, t.unit,
+                                                         t.category_name, t.activity_type, t.activity_name, t.duration_s,
+                                                         t.distance_m, t.energy_kcal, t.value_min, t.value_max, t.payload,
+                                                         t.context_members, t.created_s) END END AS changed
   ) c;
 END
 $$;
@@ -253,6 +275,32 @@ $$;
 
 COMMENT ON FUNCTION health_store.add_series(text, health_store.incoming_sample[]) IS
   'Adds the series (type and source pairs) of a batch the person holds none of yet. Caller holds the person lock.';
+
+-- Adds the export contexts (an imported record's shared healthExport members, under the number
+-- the export's mapping gave them) of a batch's rows to be written that the person holds none of
+-- yet. A set under the number of another the person holds (eight bytes of two SHA-256 alike) is
+-- refused, the batch with it: never stored as the other. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.add_contexts(p_person text, p_rows health_store.incoming_sample[]) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_new health_store.incoming_sample[];
+BEGIN
+  v_new := ARRAY(SELECT DISTINCT ON (r.context) r FROM unnest(p_rows) r
+                 WHERE r.context IS NOT NULL AND r.action IN ('insert', 'replace') ORDER BY r.context);
+  IF EXISTS (SELECT 1 FROM unnest(v_new) n JOIN health_store.export_contexts x ON x.person = p_person AND x.context = n.context
+             WHERE x.members IS DISTINCT FROM n.context_members) THEN
+    RAISE EXCEPTION 'two sets of shared healthExport members under one export context number' USING ERRCODE = 'data_exception';
+  END IF;
+  INSERT INTO health_store.export_contexts (person, context, members)
+  SELECT p_person, n.context, n.context_members FROM unnest(v_new) n
+  ON CONFLICT (person, context) DO NOTHING;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.add_contexts(text, health_store.incoming_sample[]) IS
+  'Adds the export contexts (shared healthExport members, under the number the export''s mapping gave them) of a batch''s rows to be written that the person holds none of yet; refuses two sets under one number. Caller holds the person lock.';
 
 -- The twins of a batch's rows (incoming_samples found them): a sample that is a held sample of
 -- a way in that wins (matches) is that sample (matched, and it brought back if it was marked
@@ -334,10 +382,11 @@ BEGIN
     INSERT INTO health_store.sample_rows AS n (
       person, uuid, start_at, end_at, value, first_received_at, last_received_at, export_id, series, day, origin,
       start_offset, end_offset, duration_s, distance_m, energy_kcal, activity_type, kind, grp, unit, category_name,
-      activity_name, id, payload, value_min, value_max)
+      activity_name, id, payload, value_min, value_max, context, created_s)
     SELECT p_person, x.uuid, x.start_at, x.end_at, x.value, p_received_at, p_received_at, p_export, k.series, x.day,
            p_origin, x.start_offset, x.end_offset, x.duration_s, x.distance_m, x.energy_kcal, x.activity_type, x.kind,
-           x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload, x.value_min, x.value_max
+           x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload, x.value_min, x.value_max, x.context,
+           x.created_s
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
     WHERE x.action = 'insert'
@@ -350,8 +399,8 @@ BEGIN
       series = k.series, day = x.day, origin = p_origin, start_offset = x.start_offset, end_offset = x.end_offset,
       duration_s = x.duration_s, distance_m = x.distance_m, energy_kcal = x.energy_kcal, activity_type = x.activity_type,
       kind = x.kind, grp = x.grp, unit = x.unit, category_name = x.category_name, activity_name = x.activity_name,
-      id = x.id, payload = x.payload, value_min = x.value_min, value_max = x.value_max, deleted_at = NULL,
-      deleted_by_export = NULL
+      id = x.id, payload = x.payload, value_min = x.value_min, value_max = x.value_max, context = x.context,
+      created_s = x.created_s, deleted_at = NULL, deleted_by_export = NULL
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
     WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = ANY (v_replace) AND t.uuid = x.uuid
@@ -570,6 +619,9 @@ BEGIN
 
   v_rows := ARRAY(SELECT r FROM health_store.incoming_samples(p_person, p_samples, v_tz, p_origin, v_from, v_look) r);
   PERFORM health_store.add_series(p_person, v_rows);
+  IF p_origin = 'export' THEN
+    PERFORM health_store.add_contexts(p_person, v_rows);
+  END IF;
   SELECT w.* INTO v_written FROM health_store.write_samples(p_person, v_rows, p_origin, p_received_at, p_export) w;
   n_inserted := v_written.n_inserted;
   n_replaced := v_written.n_replaced;
@@ -708,6 +760,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.may_hold_twins(text, health_store.sample_origin),
   health_store.changes_plus(health_store.sample_changes, health_store.sample_changes),
   health_store.add_series(text, health_store.incoming_sample[]),
+  health_store.add_contexts(text, health_store.incoming_sample[]),
   health_store.write_twins(text, health_store.incoming_sample[], health_store.sample_origin),
   health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid),
   health_store.changes_of_rows(text, date[], integer[], timestamptz[], timestamptz[]),

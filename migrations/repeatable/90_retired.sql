@@ -70,6 +70,14 @@ DROP FUNCTION IF EXISTS health_store.compact_payload(jsonb, text, uuid, smallint
 DROP FUNCTION IF EXISTS health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz,
                                                   smallint, double precision, text, text, integer, text, double precision,
                                                   double precision, double precision, jsonb);
+-- Since 0096 (export contexts) both take an imported record's shared members and creation date.
+DROP FUNCTION IF EXISTS health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text,
+                                                     text, integer, text, text, double precision, text, double precision,
+                                                     text, double precision, text, double precision, text, double precision);
+DROP FUNCTION IF EXISTS health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz,
+                                                  smallint, double precision, text, text, integer, text, double precision,
+                                                  double precision, double precision, double precision, double precision,
+                                                  jsonb);
 
 -- Rollup level 1's aggregates are health_store.key_rollup, a set-returning function the planner
 -- inlines (20_rollup_source.sql).
