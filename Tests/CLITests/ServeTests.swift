@@ -38,8 +38,7 @@ struct ServeTests {
         #expect(try CLIProcess.run(["--parse-only", "serve", "--listen", "0.0.0.0:x"]).status == 64)
     }
 
-    @Test("SIGTERM while a batch is in flight: the batch is answered and stored, then exit 0",
-          .disabled(if: TestPostgres.citusURL != nil, Comment(rawValue: TestPostgres.workerLockReason)))
+    @Test("SIGTERM while a batch is in flight: the batch is answered and stored, then exit 0")
     func gracefulStop() throws {
         try TestPostgres.withDatabase { db in
             let (serve, port) = try CLIProcess.startServe(["--database-url", db.connectionString])
@@ -51,7 +50,7 @@ struct ServeTests {
             let sender = BackgroundJob {
                 try HTTPTestClient.request(port: port, method: "POST", path: "/", headers: [("Content-Type", "application/json")], body: body, timeout: 30)
             }
-            #expect(waitUntil { (try? db.scalar("SELECT count(*) FROM pg_locks WHERE NOT granted", as: Int.self)) == 1 })
+            #expect(waitUntil { (try? db.scalar(TestPostgres.lockWaitsSQL, as: Int.self)) == 1 })
             serve.signal(SIGTERM)
             #expect(serve.waitForStderr("serve.stopping"))
             try blocker.query("ROLLBACK")

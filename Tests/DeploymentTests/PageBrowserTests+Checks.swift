@@ -17,12 +17,19 @@ extension PageBrowserTests {
         ("Weight (kg)", "body_mass_kg", PageSeen.number, 0.051),
     ]
 
+    /// The day before the person's last 30 (`health.today` less 30), read in a statement of its
+    /// own: `health.today` reads a table, which on Citus cannot run inside a query on a shard
+    /// (docs/scaling.md), so the checks' queries take the day as a parameter, as the page's do.
+    static func monthAgo(_ db: TestDatabase, _ person: String) throws -> String {
+        try #require(try db.scalar("SELECT (health.today($1) - 30)::text", [person], as: String.self))
+    }
+
     /// `daily_summary` of the person's last 30 days, by day: one value per `dayColumns` entry.
     func summary(_ db: TestDatabase, person: String) throws -> [String: [Double?]] {
         let expressions = Self.dayColumns.map(\.sql).joined(separator: ", ")
         var out: [String: [Double?]] = [:]
-        for row in try db.query("SELECT day::text, \(expressions) FROM health.daily_summary WHERE person = $1 AND day > health.today($1) - 30",
-                                [person]) {
+        for row in try db.query("SELECT day::text, \(expressions) FROM health.daily_summary WHERE person = $1 AND day > $2::date",
+                                [person, try Self.monthAgo(db, person)]) {
             out[try row.decode(0)] = try (1...Self.dayColumns.count).map { try row.decodeIfPresent($0, as: Double.self) }
         }
         return out
@@ -60,8 +67,8 @@ extension PageBrowserTests {
         var winners = 0
         for row in try db.query("""
             SELECT day::text, metric, source, alternatives::text FROM health.daily_totals
-            WHERE person = $1 AND metric IN ('steps', 'sleep_min') AND day > health.today($1) - 30
-            """, [person]) {
+            WHERE person = $1 AND metric IN ('steps', 'sleep_min') AND day > $2::date
+            """, [person, try Self.monthAgo(db, person)]) {
             let day: String = try row.decode(0), metric: String = try row.decode(1)
             let shown = try #require(table.rows.first { $0.day == day }, "no sources row for \(day)")
             let cell = shown.cells[metric == "steps" ? 0 : 4]
@@ -90,8 +97,8 @@ extension PageBrowserTests {
         #expect(page.charts.first?.partial.count == (expected[today]?[0] == nil ? 0 : 1), "today's steps drawn as partial")
         #expect(page.charts[7].marks < 30, "weight has gaps")
         let uuids = try db.query("""
-            SELECT uuid::text FROM health.workouts WHERE person = $1 AND day > health.today($1) - 30 ORDER BY start_at DESC, uuid
-            """, [person]).map { try $0.decode(0, as: String.self) }
+            SELECT uuid::text FROM health.workouts WHERE person = $1 AND day > $2::date ORDER BY start_at DESC, uuid
+            """, [person, try Self.monthAgo(db, person)]).map { try $0.decode(0, as: String.self) }
         #expect(page.tables["workout-list"]?.rows.map(\.uuid) == uuids.map(Optional.some))
         #expect(page.workoutTotals?.hasPrefix("\(uuids.count) workouts") == true, "\(page.workoutTotals ?? "")")
         let workout = try #require(seen.workout, "no workout with a route on the page")
@@ -113,8 +120,8 @@ extension PageBrowserTests {
         var checked = 0
         for row in try db.query("""
             SELECT day::text, warehouse_value, healthkit_value FROM health.daily_healthkit_check
-            WHERE person = $1 AND metric = 'steps' AND day > health.today($1) - 30
-            """, [person]) {
+            WHERE person = $1 AND metric = 'steps' AND day > $2::date
+            """, [person, try Self.monthAgo(db, person)]) {
             let day: String = try row.decode(0)
             let cell = try #require(table.rows.first { $0.day == day }?.cells.first, "no HealthKit row for \(day)")
             let parts = cell.text.components(separatedBy: " · HealthKit ")
@@ -132,7 +139,8 @@ extension PageBrowserTests {
         #expect(alex.bodyText.contains(Self.hostileWorkout))
         #expect(alex.scripts == 0 && !seen.alexAlert)
         #expect(!alex.bodyText.contains(HealthHistory.watch) && !alex.bodyText.contains(HealthHistory.phone))
-        let days = try db.scalar("SELECT count(*) FROM health.daily_summary WHERE person = 'alex' AND day > health.today('alex') - 30", as: Int.self)
+        let days = try db.scalar("SELECT count(*) FROM health.daily_summary WHERE person = 'alex' AND day > $1::date",
+                                 [try Self.monthAgo(db, "alex")], as: Int.self)
         let empty = alex.tables["days"]?.rows.filter { $0.cells.allSatisfy(\.gap) }.count
         #expect(empty == 30 - (days ?? 0) && (empty ?? 0) > 10, "days without data are gaps")
         #expect(seen.meAgain.person == "me")

@@ -18,10 +18,14 @@ public enum TestPostgres {
     /// (Citus does not carry a session's SET to its workers; docs/scaling.md).
     public static let workerTimeoutsReason = "a delegated store waits under the worker's timeouts; serve's session settings stay on the coordinator"
 
-    /// Why a test that holds a batch by taking the person lock in a session of its own does not
-    /// run on Citus: the delegated store takes that lock on the person's worker, and a lock taken
-    /// by a session on the coordinator does not hold it there (docs/scaling.md).
-    public static let workerLockReason = "a delegated store takes the person lock on the worker; the test's session holds it on the coordinator"
+    /// How many sessions wait for a lock, for a test that holds a batch by taking the person lock
+    /// in a session of its own: on Citus the delegated store waits on the person's worker (the
+    /// lock is the person's row of `persons`, which the coordinator's session locked there), so
+    /// the waits are counted on every node (docs/scaling.md).
+    public static var lockWaitsSQL: String {
+        citusURL == nil ? "SELECT count(*) FROM pg_locks WHERE NOT granted"
+            : "SELECT sum(result::integer)::integer FROM run_command_on_workers('SELECT count(*) FROM pg_locks WHERE NOT granted')"
+    }
 
     /// The coordinator's connection string when this run tests on Citus.
     public static var citusURL: String? {
