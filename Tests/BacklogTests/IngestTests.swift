@@ -97,7 +97,7 @@ struct IngestTests {
                   RETURN NEW;
                 END $$
                 """)
-            try db.query("CREATE TRIGGER refuse BEFORE INSERT ON health_store.deliveries FOR EACH ROW EXECUTE FUNCTION public.refuse_export()")
+            try TestPostgres.triggerDDL(db, "CREATE TRIGGER refuse BEFORE INSERT ON health_store.deliveries FOR EACH ROW EXECUTE FUNCTION public.refuse_export()")
             let summary = ingest(db, [folder.path])
             #expect(summary.failures.count == 1)
             #expect(summary.failures.first?.path.hasSuffix("f3.json") == true)
@@ -398,7 +398,7 @@ struct IngestTests {
                 CREATE FUNCTION pg_temp_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN RAISE EXCEPTION 'refused for the test'; END $$
                 """)
-            try db.query("""
+            try TestPostgres.triggerDDL(db, """
                 CREATE TRIGGER refuse BEFORE INSERT ON health_store.deliveries FOR EACH ROW
                 WHEN (NEW.export_id = '\(TestBodies.exportId(2))') EXECUTE FUNCTION pg_temp_refuse()
                 """)
@@ -408,7 +408,7 @@ struct IngestTests {
             #expect(first.failures.first?.message.contains("refused for the test") == true)
             #expect(try held(db) == Held(samples: 1, deliveries: 1, ledger: 0), "batch 1 stored, the file not recorded")
 
-            try db.query("DROP TRIGGER refuse ON health_store.deliveries")
+            try TestPostgres.triggerDDL(db, "DROP TRIGGER refuse ON health_store.deliveries")
             let second = ingest(db, [folder.path])
             #expect(second.failures == [])
             #expect(second.duplicates == 1)

@@ -27,6 +27,16 @@ public enum TestPostgres {
             : "SELECT sum(result::integer)::integer FROM run_command_on_workers('SELECT count(*) FROM pg_locks WHERE NOT granted')"
     }
 
+    /// Creates or drops a trigger a test makes a batch fail with. On Citus a distributed table
+    /// takes a trigger only with `citus.enable_unsafe_triggers` on in the session that makes it
+    /// (Citus then makes it on every shard); one PostgreSQL takes it as it is.
+    public static func triggerDDL(_ db: TestDatabase, _ sql: String) throws {
+        let connection = try db.connect()
+        defer { connection.close() }
+        if citusURL != nil { try connection.query("SET citus.enable_unsafe_triggers TO on") }
+        try connection.query(sql)
+    }
+
     /// The coordinator's connection string when this run tests on Citus.
     public static var citusURL: String? {
         guard let url = ProcessInfo.processInfo.environment[citusURLVariable], !url.isEmpty else { return nil }
