@@ -30,12 +30,6 @@ COMMENT ON COLUMN health_store.sample_rows.context IS
 COMMENT ON COLUMN health_store.sample_rows.created_s IS
   'An imported record''s creation date (healthExport.creationDate) as seconds after end_at, written back in the end''s offset (health_store.export_stamp_text); NULL for every other sample, and where the payload keeps the text.';
 
--- The keys of an imported record the write path reads: the shared members, their number and the
--- creation date's seconds, as the mapping sent them (read only for the export's origin; a key of
--- these names from another way in stays in its payload and is read nowhere).
-ALTER TYPE health_store.sent_fields ADD ATTRIBUTE "exportShared" jsonb, ADD ATTRIBUTE "exportContext" text,
-  ADD ATTRIBUTE "exportCreated" text;
-
 -- What the write path carries per incoming sample: the number, the members and the seconds.
 ALTER TYPE health_store.incoming_sample ADD ATTRIBUTE context bigint, ADD ATTRIBUTE context_members jsonb,
   ADD ATTRIBUTE created_s integer;

@@ -83,21 +83,26 @@ RETURN to_char(t AT TIME ZONE make_interval(mins => offset_min), 'YYYY-MM-DD HH2
 COMMENT ON FUNCTION health_store.export_stamp_text(timestamptz, smallint) IS
   'An instant written as the Health app''s export writes dates (2015-01-17 18:41:28 +0100), in a given offset in minutes east of UTC.';
 
--- An imported record's object without its healthExport block's value as written when that is the
--- sample's value as full_payload gives it back (value: its value column's text, or of a type
--- outside the catalog its value as sent: a count, a value in the catalog's unit already, an
--- unknown type's number) and the block keeps more (compact_payload removes a block of the value
--- alone, in its one removal). Any other sample's object as it is.
-CREATE OR REPLACE FUNCTION health_store.export_block_kept(s jsonb, value text, context bigint, created_s integer)
+-- An imported record's object without what its row holds apart (context, created_s:
+-- compact_payload): the keys the export's mapping sent them in (exportShared, exportContext,
+-- exportCreated), and its healthExport block's value as written when that is a string the
+-- sample's value gives back as full_payload writes it (value: its value column's text, or of a
+-- type outside the catalog, which has none, its value as sent: a count, a value already in the
+-- catalog's unit, an unknown type's number), with the block when nothing else is left in it.
+-- Any other sample's object as it is, at the cost of one test.
+CREATE OR REPLACE FUNCTION health_store.export_kept(s jsonb, value text, context bigint, created_s integer)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN CASE WHEN (context IS NOT NULL OR created_s IS NOT NULL) AND s->'healthExport'->>'value' = value
-                 AND (s->'healthExport') - 'value' <> '{}'::jsonb
-            THEN jsonb_set(s, '{healthExport}', (s->'healthExport') - 'value')
-            ELSE s END;
+RETURN CASE WHEN context IS NULL AND created_s IS NULL THEN s
+            WHEN NOT coalesce(s->'healthExport'->>'value' = value AND jsonb_typeof(s->'healthExport'->'value') = 'string', false)
+              THEN s - ARRAY['exportShared', 'exportContext', 'exportCreated']
+            WHEN (s->'healthExport') - 'value' = '{}'::jsonb
+              THEN s - ARRAY['exportShared', 'exportContext', 'exportCreated', 'healthExport']
+            ELSE jsonb_set(s - ARRAY['exportShared', 'exportContext', 'exportCreated'], '{healthExport}',
+                           (s->'healthExport') - 'value') END;
 
-COMMENT ON FUNCTION health_store.export_block_kept(jsonb, text, bigint, integer) IS
-  'An imported record''s object without its healthExport value where the sample''s value gives it back (value: its column''s text, or its value as sent) and the block keeps more; any other sample''s object unchanged.';
+COMMENT ON FUNCTION health_store.export_kept(jsonb, text, bigint, integer) IS
+  'An imported record''s object without the keys its shared members and creation date came in, and without its healthExport value where the sample''s value gives it back (value: its column''s text, or its value as sent); any other sample''s object unchanged.';
 
 -- What of a sample as sent the stored columns do not give back: the sample's object without
 -- the keys health_store.full_payload rebuilds to the same JSON; NULL when they rebuild all of it.
@@ -109,13 +114,13 @@ COMMENT ON FUNCTION health_store.export_block_kept(jsonb, text, bigint, integer)
 -- the shortest text that reads back as the same double, which is what extra_float_digits 1, the
 -- default, gives; the write path and full_payload pin it); a string its column holds. The identifying
 -- strings (id, type, group, source, kind) are always held: every way in sends them as strings
--- (the decoders quarantine any other). No jsonb is read or built but by the one removal:
--- comparing texts the caller already has is what makes this cheap enough per sample (measured).
+-- (the decoders quarantine any other). No jsonb is read or built but by the one removal (and
+-- for an imported record export_kept's): comparing texts the caller already has is what makes
+-- this cheap enough per sample (measured).
 -- An imported record's shared healthExport members (exportShared, with the number they are held
 -- under: context, from exportContext) and its creation date's seconds (created_s: exportCreated)
 -- go to their own columns, and with them its value as written when the sample's value gives it
--- back (its column's text; of a type outside the catalog, which has none, its value as sent), and
--- the block when nothing else is left in it (export_block_kept).
+-- back (export_kept).
 CREATE OR REPLACE FUNCTION health_store.compact_payload(
   s jsonb, sent_uuid text, uuid uuid, start_offset smallint, end_offset smallint, sent_value text, value double precision,
   unit text, category_name text, sent_activity_type text, activity_type integer, activity_name text,
@@ -124,7 +129,7 @@ CREATE OR REPLACE FUNCTION health_store.compact_payload(
   value_max double precision, context bigint, created_s integer)
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-RETURN nullif(health_store.export_block_kept(s, coalesce(value::text, sent_value), context, created_s) - ARRAY[
+RETURN nullif(health_store.export_kept(s, coalesce(value::text, sent_value), context, created_s) - ARRAY[
     CASE WHEN sent_uuid LIKE '________-____-____-____-____________' AND sent_uuid = upper(sent_uuid COLLATE "C") THEN 'uuid' END,
     'id', 'type', 'group', 'source', 'kind',
     CASE WHEN start_offset IS NOT NULL THEN 'start' END,
@@ -138,13 +143,7 @@ RETURN nullif(health_store.export_block_kept(s, coalesce(value::text, sent_value
     CASE WHEN sent_distance = distance_m::text THEN 'distanceMeters' END,
     CASE WHEN sent_energy = energy_kcal::text THEN 'activeEnergyKilocalories' END,
     CASE WHEN sent_min = value_min::text THEN 'Min' END,
-    CASE WHEN sent_max = value_max::text THEN 'Max' END,
-    CASE WHEN context IS NOT NULL THEN 'exportShared' END,
-    CASE WHEN context IS NOT NULL THEN 'exportContext' END,
-    CASE WHEN created_s IS NOT NULL THEN 'exportCreated' END,
-    -- The block, when its value is all that is left of it and the value column gives that back.
-    CASE WHEN (context IS NOT NULL OR created_s IS NOT NULL) AND (s->'healthExport') - 'value' = '{}'::jsonb
-              AND s->'healthExport'->>'value' = coalesce(value::text, sent_value) THEN 'healthExport' END
+    CASE WHEN sent_max = value_max::text THEN 'Max' END
   ], '{}'::jsonb);
 
 COMMENT ON FUNCTION health_store.compact_payload(jsonb, text, uuid, smallint, smallint, text, double precision, text, text, text, integer, text, text, double precision, text, double precision, text, double precision, text, double precision, text, double precision, bigint, integer) IS

@@ -83,9 +83,11 @@ BEGIN ATOMIC
              AS value_min,
            CASE WHEN p_origin = 'hae' AND x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x."Max"::double precision END
              AS value_max,
-           CASE WHEN p_origin = 'export' THEN x."exportContext"::bigint END AS context,
-           CASE WHEN p_origin = 'export' THEN x."exportShared" END AS context_members,
-           CASE WHEN p_origin = 'export' THEN x."exportCreated"::integer END AS created_s
+           -- Read from the object of the export's records alone (keys of their own, not in
+           -- sent_fields: every other sample's pass over its keys would look for them).
+           CASE WHEN p_origin = 'export' THEN (x.s->>'exportContext')::bigint END AS context,
+           CASE WHEN p_origin = 'export' THEN x.s->'exportShared' END AS context_members,
+           CASE WHEN p_origin = 'export' THEN (x.s->>'exportCreated')::integer END AS created_s
     FROM latest x
     -- Computed once here: flattened into the caller, each column would be its expression again
     -- wherever it is read (the payload's compaction, the comparisons, the probes): measured
