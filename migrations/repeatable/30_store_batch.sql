@@ -40,8 +40,7 @@
 -- p_tz       the person's time zone (NULL: the offset each sample was written with)
 -- p_origin   where they came from: only Health Auto Export's samples carry Min and Max
 --            (value_min, value_max), only the export's exportShared, exportContext and
---            exportCreated; a key of
---            those names from another way in stays in the payload
+--            exportCreated; a key of those names from another way in stays in the payload
 -- p_types, p_kinds, p_rules  the catalog: each known type's kind and rule
 DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]);
 CREATE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin,
@@ -287,16 +286,19 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_new health_store.incoming_sample[];
+  v_numbers bigint[];
+  v_members jsonb[];
 BEGIN
-  v_new := ARRAY(SELECT DISTINCT ON (r.context) r FROM unnest(p_rows) r
-                 WHERE r.context IS NOT NULL AND r.action IN ('insert', 'replace') ORDER BY r.context);
-  IF EXISTS (SELECT 1 FROM unnest(v_new) n JOIN health_store.export_contexts x ON x.person = p_person AND x.context = n.context
-             WHERE x.members IS DISTINCT FROM n.context_members) THEN
+  SELECT array_agg(n.context), array_agg(n.context_members) INTO v_numbers, v_members
+  FROM (SELECT DISTINCT ON (r.context) r.context, r.context_members FROM unnest(p_rows) r
+        WHERE r.context IS NOT NULL AND r.action IN ('insert', 'replace') ORDER BY r.context) n;
+  IF EXISTS (SELECT 1 FROM unnest(v_numbers, v_members) n (context, members)
+             JOIN health_store.export_contexts x ON x.person = p_person AND x.context = n.context
+             WHERE x.members IS DISTINCT FROM n.members) THEN
     RAISE EXCEPTION 'two sets of shared healthExport members under one export context number' USING ERRCODE = 'data_exception';
   END IF;
   INSERT INTO health_store.export_contexts (person, context, members)
-  SELECT p_person, n.context, n.context_members FROM unnest(v_new) n
+  SELECT p_person, n.context, n.members FROM unnest(v_numbers, v_members) n (context, members)
   ON CONFLICT (person, context) DO NOTHING;
 END
 $$;
