@@ -163,10 +163,11 @@ BEGIN
          t.value_min, t.value_max, w.matches, t.context, t.context_members, t.created_s
   FROM health_store.typed_samples(p_samples, p_tz, p_origin, v_types, v_kinds, v_rules) t
   -- Twins of the same type, any source, by each series' start index (OFFSET 0 keeps the probe a
-  -- probe, whatever the statistics say); looked for only where there can be any (conditions on
-  -- the arguments alone: checked once, no probe made otherwise). The sources are the names an
-  -- export and a pushed sample give each other (write_twins).
-  LEFT JOIN LATERAL (
+  -- probe, whatever the statistics say); looked for only where there can be any: p_look outside
+  -- the aggregate, so that without it nothing below runs per sample (inside, every sample paid
+  -- for an aggregate of nothing: 1.6 ms a 1000-sample batch); the sample's own conditions
+  -- inside. The sources are the names an export and a pushed sample give each other (write_twins).
+  LEFT JOIN LATERAL (SELECT q.* FROM (
     SELECT array_agg(h.uuid ORDER BY h.uuid)
              FILTER (WHERE health_store.origin_rank(h.origin) < health_store.origin_rank(p_origin)) AS twins,
            array_agg(h.uuid ORDER BY h.uuid)
@@ -182,10 +183,10 @@ BEGIN
         AND health_store.is_twin(h.start_at, health_store.twin_end(h.origin, h.kind, h.end_at), h.value, h.payload->'value',
                                  t.start_at, health_store.twin_end(p_origin, t.kind, t.end_at), t.value, t.sent->'value')
       OFFSET 0) h
-    WHERE p_look AND (p_origin <> 'export' OR t.start_at > p_pushed_from - interval '1 second')
+    WHERE (p_origin <> 'export' OR t.start_at > p_pushed_from - interval '1 second')
       AND NOT health_store.is_bucket(p_origin, t.sent)
       AND k.person = p_person AND k.type = t.type
-  ) AS w ON true
+  ) q WHERE p_look) AS w ON true
   -- One primary-key probe per sample (a LATERAL with LIMIT stays a probe: joined as a table, a
   -- planner without statistics yet scanned every row of the person for each sample), the held
   -- row with its series.
@@ -319,12 +320,15 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_pushed text[];
-  v_named  text[];
+  v_pushed   text[];
+  v_named    text[];
+  v_any_twin boolean;
 BEGIN
-  n_matched := (SELECT count(*) FROM unnest(p_rows) r WHERE r.matches IS NOT NULL);
+  SELECT count(*) FILTER (WHERE r.matches IS NOT NULL), coalesce(bool_or(r.twins IS NOT NULL), false)
+  INTO n_matched, v_any_twin FROM unnest(p_rows) r;
   -- Most batches have none (no other way in holds the person's samples): nothing more to do.
-  IF n_matched = 0 AND NOT EXISTS (SELECT 1 FROM unnest(p_rows) r WHERE r.twins IS NOT NULL) THEN
+  -- (One pass over the rows for both.)
+  IF n_matched = 0 AND NOT v_any_twin THEN
     RETURN;
   END IF;
   changes := health_store.changes_plus(
@@ -394,7 +398,8 @@ BEGIN
     FROM typed x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
     WHERE x.action = 'insert'
-    ORDER BY x.uuid
+    -- In no order: the rows come in the uuids' order already (typed_samples' DISTINCT ON);
+    -- sorting them again cost 1.3 ms a 1000-sample batch.
     RETURNING 1
   ),
   replaced AS (
