@@ -112,7 +112,6 @@ struct IngestTests {
             let expectedTotal = Double(stored.reduce(0, +))
             #expect(try db.scalar("SELECT sum(value) FROM health.daily_totals WHERE person = 'default'", as: Double.self) == expectedTotal)
             #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('default')", as: Int.self) == 0)
-            #expect(try db.scalar("SELECT count(*) FROM health_store.deferred_rollups", as: Int.self) == 0)
         }
     }
 

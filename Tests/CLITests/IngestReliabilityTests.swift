@@ -146,7 +146,6 @@ struct IngestReliabilityTests {
             #expect(after.digest == expected.digest)
             #expect(try db.scalar("SELECT count(*) FROM health_store.ingested_files", as: Int.self) == files)
             #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('default')", as: Int.self) == 0)
-            #expect(try db.scalar("SELECT count(*) FROM health_store.deferred_rollups", as: Int.self) == 0)
         }
     }
 }

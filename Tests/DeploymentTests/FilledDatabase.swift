@@ -3,6 +3,7 @@ import Foundation
 import Hashing
 import HealthPayload
 import Postgres
+import Synchronization
 import TestSupport
 import Warehouse
 
@@ -89,10 +90,19 @@ final class FilledDatabase: @unchecked Sendable {
 
     // MARK: - The read-only login
 
+    /// One run of the script at a time in this process: logins are the cluster's, and two tests
+    /// altering the same one at once (the shared database's and a restore test's) failed with
+    /// "tuple concurrently updated".
+    private static let scriptRuns = Mutex(())
+
     /// Runs `deploy/postgres/reader-login.sh` with sh and psql against `database`, as compose's
     /// reader-login service does against the db service.
     @discardableResult
     static func runReaderLoginScript(on database: TestDatabase, login: String, password: String) throws -> String {
+        try scriptRuns.withLock { _ in try runReaderLoginScriptAlone(on: database, login: login, password: password) }
+    }
+
+    private static func runReaderLoginScriptAlone(on database: TestDatabase, login: String, password: String) throws -> String {
         var environment = try Libpq.environment(of: database.connectionString)
         environment["READER_LOGIN"] = login
         environment["READER_PASSWORD"] = password

@@ -193,13 +193,14 @@ struct SchemaLayoutTests {
     /// The functions of both schemas whose source text may write health_store.sample_rows: a
     /// statement naming the table, a dynamic statement (`EXECUTE format('DELETE FROM
     /// health_store.%I …')`) whose table is a run-time name and so may be sample_rows, or any other
-    /// `EXECUTE` of text built at run time, which could write anything.
+    /// `EXECUTE` of text built at run time, which could write anything (not the `EXECUTE
+    /// FUNCTION` of a trigger a function makes).
     static let sampleWritersQuery = """
         SELECT n.nspname || '.' || p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
         WHERE n.nspname IN ('health', 'health_store')
           AND (coalesce(p.prosrc, '') ~* '(insert\\s+into|update|delete\\s+from)\\s+health_store\\.sample_rows\\M'
                OR coalesce(p.prosrc, '') ~* 'execute\\s+format\\(\\s*''\\s*(insert\\s+into|update|delete\\s+from|merge\\s+into)\\s+health_store\\.(%I|%s|sample_rows\\M)'
-               OR coalesce(p.prosrc, '') ~* '\\mexecute\\s+(?!format\\(\\s*''\\s*select\\M)')
+               OR coalesce(p.prosrc, '') ~* '\\mexecute\\s+(?!format\\(\\s*''\\s*select\\M)(?!(function|procedure)\\M)')
         ORDER BY 1
         """
 
@@ -213,7 +214,7 @@ struct SchemaLayoutTests {
         }
     }
 
-    @Test("the writer list sees dynamic SQL: a DELETE built by format() over a run-time table name, or any EXECUTE of built text, counts; a dynamic SELECT does not")
+    @Test("the writer list sees dynamic SQL: a DELETE built by format() over a run-time table name, or any EXECUTE of built text, counts; a dynamic SELECT or a trigger's EXECUTE FUNCTION does not")
     func dynamicWritersSeen() throws {
         try TestPostgres.withDatabase(migrated: false) { db in
             let c = try db.connect()
@@ -224,6 +225,10 @@ struct SchemaLayoutTests {
                 CREATE FUNCTION health_store.builds(q text) RETURNS void LANGUAGE plpgsql AS $$ BEGIN EXECUTE q; END $$;
                 CREATE FUNCTION health_store.counts(t text) RETURNS bigint LANGUAGE plpgsql AS $$
                 DECLARE n bigint; BEGIN EXECUTE format('SELECT count(*) FROM health_store.%I', t) INTO n; RETURN n; END $$;
+                CREATE FUNCTION health_store.guards() RETURNS void LANGUAGE plpgsql AS $$
+                BEGIN CREATE TEMPORARY TABLE q (x int);
+                CREATE CONSTRAINT TRIGGER g AFTER INSERT ON pg_temp.q DEFERRABLE INITIALLY DEFERRED
+                FOR EACH ROW EXECUTE FUNCTION health_store.g(); END $$;
                 """)
             #expect(try c.table(Self.sampleWritersQuery).rows == [["health_store.builds"], ["health_store.wipes"]])
         }

@@ -99,7 +99,7 @@ struct Store {
     @discardableResult
     func batch(person: String = "p", _ samples: [String], exportId: String = UUID().uuidString,
                sequence: Int = 1, isFinal: Bool = true, basis: String = "window",
-               receivedAt: String? = nil, quarantine: String = "[]") throws -> StoreCounts {
+               receivedAt: String? = nil, quarantine: String = "[]", deferRollups: Bool = false) throws -> StoreCounts {
         let envelope = Envelope(exportId: exportId, generatedAt: "2026-04-01T12:00:00.000+02:00", batchSequence: sequence,
                                 isFinalBatch: isFinal, basis: basis, windowStart: "2026-01-01T00:00:00.000Z",
                                 windowEnd: "2026-12-31T00:00:00.000Z", occasionStart: "2026-03-01T00:00:00.000+01:00",
@@ -114,7 +114,7 @@ struct Store {
         let credential: Bool = try schema.decode(0), stages: Bool = try schema.decode(1)
         let rows = try connection.query("""
             SELECT * FROM health_store.store_batch($1, 'http', \(credential ? "false, " : "")'json', NULL, $2::jsonb, $3::jsonb, $4::jsonb,
-                                                   sha256(convert_to($3::text, 'UTF8')), coalesce($5::timestamptz, clock_timestamp())\(stages ? ", false" : ""))
+                                                   sha256(convert_to($3::text, 'UTF8')), coalesce($5::timestamptz, clock_timestamp())\(stages ? ", \(deferRollups)" : ""))
             """, [person, envelope, body, quarantine, receivedAt])
         let row = try #require(rows.first)
         return StoreCounts(samples: try row.decode(0), inserted: try row.decode(1), duplicates: try row.decode(2),

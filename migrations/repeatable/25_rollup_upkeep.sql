@@ -122,8 +122,8 @@ COMMENT ON FUNCTION health_store.refresh_day_types(text, health_store.rollup_key
 --            all of the key's samples again.
 -- Level 1 is one statement for both kinds of key; then levels 2 and 3 for every (day, type)
 -- touched. (A writer storing several batches in one transaction has apply_sample_changes queue
--- the work in deferred_rollups instead: health_store.flush_rollups does it once, before its
--- COMMIT, for every key the batches touched.)
+-- the work instead, health_store.defer_rollups: health_store.flush_rollups does it once, before
+-- its COMMIT, for every key the batches touched.)
 CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_keys health_store.rollup_key[],
                                                               p_added health_store.added_samples[])
 RETURNS void LANGUAGE plpgsql
@@ -204,6 +204,52 @@ $$;
 COMMENT ON FUNCTION health_store.refresh_batch_rollups(text, health_store.rollup_key[], health_store.added_samples[]) IS
   'Refreshes the rollups after one batch of one person: the given keys recomputed from the samples, the keys that only gained samples merged from their stored aggregates and the added samples, then the day values and summary rows derived from them. Called by apply_sample_changes and flush_rollups under the person lock.';
 
+-- A grouping writer's queue of rollup refreshes (a BatchGroup: backlog ingest, export imports),
+-- kept in a temporary table of its own session, pg_temp.deferred_rollups (migration 0097): made
+-- on the session's first deferral, emptied by truncation at every COMMIT (ON COMMIT DELETE
+-- ROWS: no dead rows left in the database, nothing written to the WAL, invisible to every
+-- other session). A deferred constraint trigger refuses the COMMIT of a transaction that
+-- queued refreshes and did not flush them (flush_rollups deletes what it takes): the rollups
+-- would be wrong, so nothing of it is stored. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.defer_rollups(p_person text, p_keys health_store.rollup_key[],
+                                                      p_added health_store.added_samples[])
+RETURNS void LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF to_regclass('pg_temp.deferred_rollups') IS NULL THEN
+    CREATE TEMPORARY TABLE deferred_rollups (
+      person text NOT NULL,
+      keys   health_store.rollup_key[],
+      added  health_store.added_samples[]
+    ) ON COMMIT DELETE ROWS;
+    CREATE CONSTRAINT TRIGGER deferred_rollups_flushed AFTER INSERT ON pg_temp.deferred_rollups
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION health_store.refuse_unflushed_rollups();
+  END IF;
+  INSERT INTO pg_temp.deferred_rollups (person, keys, added) VALUES (p_person, p_keys, p_added);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.defer_rollups(text, health_store.rollup_key[], health_store.added_samples[]) IS
+  'Queues one batch''s rollup refreshes of a person in the session''s temporary deferred_rollups (made on first use, emptied at every COMMIT) for flush_rollups; a COMMIT with refreshes left unflushed is refused. Caller holds the person lock.';
+
+-- The check at COMMIT of each queued row: still there means flush_rollups never took it.
+CREATE OR REPLACE FUNCTION health_store.refuse_unflushed_rollups() RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_temp.deferred_rollups d WHERE d.person = NEW.person) THEN
+    RAISE EXCEPTION 'rollup refreshes deferred in this transaction were not flushed before COMMIT (health_store.flush_rollups)'
+      USING ERRCODE = 'P0001';
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.refuse_unflushed_rollups() IS
+  'Deferred constraint trigger of the session''s deferred_rollups: refuses a COMMIT that leaves a person''s queued rollup refreshes unflushed.';
+
 -- Before the COMMIT of a transaction that deferred a person's rollup refreshes (a BatchGroup:
 -- backlog ingest, export imports): that person's queued keys in one refresh. A key recomputed
 -- by any batch is recomputed (from the samples as they are now); the samples other batches
@@ -219,22 +265,25 @@ DECLARE
   v_keys  health_store.rollup_key[];
   v_added health_store.added_samples[];
 BEGIN
-  WITH taken AS (
-    DELETE FROM health_store.deferred_rollups d WHERE d.person = p_person AND d.xact = pg_current_xact_id()
-    RETURNING d.keys, d.added
-  ),
-  recompute AS (
-    SELECT DISTINCT k.day, k.type, k.source FROM taken t CROSS JOIN LATERAL unnest(t.keys) AS k
-  ),
-  added AS (
-    SELECT a.day, a.type, a.source, array_agg(f) AS samples
-    FROM taken t CROSS JOIN LATERAL unnest(t.added) AS a CROSS JOIN LATERAL unnest(a.samples) AS f
-    WHERE NOT EXISTS (SELECT 1 FROM recompute k WHERE k.day = a.day AND k.type = a.type AND k.source = a.source)
-    GROUP BY a.day, a.type, a.source
-  )
-  SELECT (SELECT array_agg(ROW(k.day, k.type, k.source)::health_store.rollup_key) FROM recompute k),
-         (SELECT array_agg(ROW(a.day, a.type, a.source, a.samples)::health_store.added_samples) FROM added a)
-  INTO v_keys, v_added;
+  -- No queue in this session: nothing was deferred.
+  IF to_regclass('pg_temp.deferred_rollups') IS NOT NULL THEN
+    WITH taken AS (
+      DELETE FROM pg_temp.deferred_rollups d WHERE d.person = p_person
+      RETURNING d.keys, d.added
+    ),
+    recompute AS (
+      SELECT DISTINCT k.day, k.type, k.source FROM taken t CROSS JOIN LATERAL unnest(t.keys) AS k
+    ),
+    added AS (
+      SELECT a.day, a.type, a.source, array_agg(f) AS samples
+      FROM taken t CROSS JOIN LATERAL unnest(t.added) AS a CROSS JOIN LATERAL unnest(a.samples) AS f
+      WHERE NOT EXISTS (SELECT 1 FROM recompute k WHERE k.day = a.day AND k.type = a.type AND k.source = a.source)
+      GROUP BY a.day, a.type, a.source
+    )
+    SELECT (SELECT array_agg(ROW(k.day, k.type, k.source)::health_store.rollup_key) FROM recompute k),
+           (SELECT array_agg(ROW(a.day, a.type, a.source, a.samples)::health_store.added_samples) FROM added a)
+    INTO v_keys, v_added;
+  END IF;
   PERFORM health_store.refresh_batch_rollups(p_person, v_keys, v_added);
   -- The newest sample end apply_sample_changes left to the flush (30_store_batch.sql).
   PERFORM health_store.note_newest_end(p_person);
@@ -242,7 +291,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.flush_rollups(text) IS
-  'Refreshes, once, every rollup key a person''s batches queued in this transaction (apply_sample_changes with p_defer), and the person''s newest sample end; a BatchGroup calls it before COMMIT. Caller holds the person lock.';
+  'Refreshes, once, every rollup key a person''s batches queued in this transaction (apply_sample_changes with p_defer, defer_rollups), and the person''s newest sample end; a BatchGroup calls it before COMMIT. Caller holds the person lock.';
 
 -- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
 -- Caller holds the person lock.

@@ -523,8 +523,7 @@ BEGIN
 
   IF p_defer THEN
     IF coalesce(cardinality(v_keys), 0) > 0 OR coalesce(cardinality(v_added), 0) > 0 THEN
-      INSERT INTO health_store.deferred_rollups (person, xact, keys, added)
-      VALUES (p_person, pg_current_xact_id(), v_keys, v_added);
+      PERFORM health_store.defer_rollups(p_person, v_keys, v_added);
     END IF;
     RETURN;
   END IF;

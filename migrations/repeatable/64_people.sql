@@ -11,10 +11,10 @@ CREATE OR REPLACE VIEW health_store.person_tables (table_name, delete_order) AS
 VALUES
   ('quarantine', 1), ('deliveries', 2), ('sample_rows', 3), ('series', 4), ('export_contexts', 5), ('coverings', 6),
   ('long_spans', 7), ('key_frontiers', 8), ('rollup_source', 9), ('rollup_day_type', 10), ('rollup_day', 11),
-  ('deferred_rollups', 12), ('migration_tasks', 13), ('ingested_files', 14),
-  ('workout_streams', 15), ('workout_routes', 16), ('stridee_workouts', 17), ('wellness_items', 18),
-  ('activity_summaries', 19), ('reconciliations', 20), ('export_records', 21), ('connections', 22),
-  ('source_priorities', 23), ('source_names', 24), ('settings', 25), ('tokens', 26), ('hae_records', 27), ('persons', 28);
+  ('migration_tasks', 12), ('ingested_files', 13),
+  ('workout_streams', 14), ('workout_routes', 15), ('stridee_workouts', 16), ('wellness_items', 17),
+  ('activity_summaries', 18), ('reconciliations', 19), ('export_records', 20), ('connections', 21),
+  ('source_priorities', 22), ('source_names', 23), ('settings', 24), ('tokens', 25), ('hae_records', 26), ('persons', 27);
 
 COMMENT ON VIEW health_store.person_tables IS
   'Every health_store table with a person column, in delete order (children first): the one list person delete uses.';
