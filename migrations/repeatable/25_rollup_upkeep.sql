@@ -223,6 +223,10 @@ BEGIN
       keys   health_store.rollup_key[],
       added  health_store.added_samples[]
     ) ON COMMIT DELETE ROWS;
+    -- Stored as they are, never compressed: each row is read once, by the flush, and pglz on
+    -- a group's arrays of sample facts cost more than the import's own work (measured).
+    ALTER TABLE pg_temp.deferred_rollups ALTER COLUMN keys SET STORAGE EXTERNAL,
+      ALTER COLUMN added SET STORAGE EXTERNAL;
     CREATE CONSTRAINT TRIGGER deferred_rollups_flushed AFTER INSERT ON pg_temp.deferred_rollups
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION health_store.refuse_unflushed_rollups();
   END IF;
