@@ -99,7 +99,8 @@ struct ExportMapper: Sendable {
         if let name { w.field("name", name) }
         let created = Self.createdSeconds(a["creationDate"], end: end)
         let sharedMetadata = Self.isShared(r.metadata)
-        Self.writeShared(a, metadata: sharedMetadata ? r.metadata : [], created: created, to: &w)
+        Self.writeShared(a.pairs.filter { Self.sharedKeys.contains($0.name) }, metadata: sharedMetadata ? r.metadata : [],
+                         created: created, to: &w)
         w.key("healthExport")
         w.beginObject()
         let sourceIsOwn = a["sourceName"] == nil
@@ -152,9 +153,9 @@ struct ExportMapper: Sendable {
     /// in `health_store.export_contexts` under `exportContext`, `contextNumber`) and its creation
     /// date as seconds after its end (`exportCreated`, `createdSeconds`). `health_store.samples`
     /// puts both back into the `healthExport` block.
-    private static func writeShared(_ a: ElementAttributes, metadata: [(key: String, value: String)], created: Int?,
-                                    to w: inout JSONWriter) {
-        let shared = a.pairs.filter { sharedKeys.contains($0.name) }
+    /// `shared`: the record's members of `sharedKeys`, in the order written.
+    static func writeShared(_ shared: [(name: String, value: String)], metadata: [(key: String, value: String)], created: Int?,
+                            to w: inout JSONWriter) {
         if !shared.isEmpty || !metadata.isEmpty {
             var members = JSONWriter(capacity: 256)
             members.beginObject()
@@ -443,7 +444,7 @@ struct ExportMapper: Sendable {
         return nil
     }
 
-    private static func writeMetadata(_ metadata: [(key: String, value: String)], to w: inout JSONWriter) {
+    static func writeMetadata(_ metadata: [(key: String, value: String)], to w: inout JSONWriter) {
         guard !metadata.isEmpty else { return }
         w.key("metadata")
         w.beginObject()

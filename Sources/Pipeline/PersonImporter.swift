@@ -1,3 +1,4 @@
+import AppleExport
 import Foundation
 import Hashing
 import HealthPayload
@@ -69,8 +70,12 @@ public struct PersonImporter: Sendable {
         case .appleExport, .hae:
             guard case .batches(let batches) = try PayloadDecoder.decode(json: bytes) else { return }
             let origin: DeliveryOrigin = file.kind == .hae ? .hae(path: file.path) : .export(path: file.path)
-            let counts = try BatchStore(pool: pool).store(batches.map(Self.keepingAll), person: person, origin: origin,
-                                                          bodySHA256: SHA256.hash(bytes))
+            var kept = batches.map(Self.keepingAll)
+            if file.kind == .appleExport {
+                // Stored as compactly as the import stored them (GivenBackRecords).
+                for i in kept.indices { kept[i].samplesJSON = try GivenBackRecords.sharedApart(samplesJSON: kept[i].samplesJSON) }
+            }
+            let counts = try BatchStore(pool: pool).store(kept, person: person, origin: origin, bodySHA256: SHA256.hash(bytes))
             summary.samples += counts.samples
         case .haeRecords:
             let body = try HAEDecoder.decode(bytes, aggregation: nil)

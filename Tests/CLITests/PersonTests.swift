@@ -43,6 +43,18 @@ struct PersonTests {
         try db.scalar("SELECT sum(held)::bigint FROM health_store.person_rows($1)", [person], as: Int.self) ?? -1
     }
 
+    /// How `person`'s samples from the Health app's export are stored: how many hold their shared
+    /// members apart (a context) and their creation date as seconds, their payloads' bytes, and
+    /// the person's sets of shared members.
+    static func exportStorage(_ db: TestDatabase, person: String) throws -> [Int] {
+        let row = try #require(try db.query("""
+            SELECT count(context)::int, count(created_s)::int, coalesce(sum(pg_column_size(payload)), 0)::int,
+                   (SELECT count(*)::int FROM health_store.export_contexts x WHERE x.person = $1)
+            FROM health_store.sample_rows WHERE person = $1 AND origin = 'export'
+            """, [person]).first)
+        return try (0..<4).map { try row.decode($0) }
+    }
+
     /// A person filled through every way in: healthd bodies (`ingest`), Stridee workouts with
     /// streams and routes and wellness bodies, an Apple Health export (samples, routes, activity
     /// summaries), Health Auto Export files (minute buckets, a workout with its heart rate and
@@ -119,6 +131,9 @@ struct PersonTests {
             #expect(alice["workouts"]!.contains { $0.contains(",stridee,") || $0.contains(",both,") })
             #expect(alice["workouts"]!.contains { $0.contains(",hae,") })
 
+            let stored = try Self.exportStorage(db, person: "alice")
+            #expect(stored[0] > 0 && stored[1] > 0 && stored[3] > 0, "the export's records hold members and dates apart: \(stored)")
+
             let url = ["--database-url", db.connectionString]
             let exported = try CLIProcess.run(["person", "export", "alice", "--to", "\(folder)/out"] + url)
             #expect(exported.status == 0, "\(exported.stderr)")
@@ -136,6 +151,8 @@ struct PersonTests {
                 #expect(same, "health.\(view): \(rows.count) rows before, \(after[view]?.count ?? 0) after; first differing: \(Self.firstDifference(rows, after[view] ?? []))")
             }
             #expect(try Self.snapshot(db, person: "bob") == bob)
+            #expect(try Self.exportStorage(db, person: "alice") == stored,
+                    "the export's records stored as compactly as the import stored them (contexts, dates, payload bytes, member sets)")
             #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('alice')", as: Int.self) == 0)
             #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations WHERE person = 'alice' AND deleted = 25",
                                   as: Int.self) == 1)
