@@ -11,45 +11,62 @@ public enum GivenBackRecords {
 }
 
 extension ExportMapper {
+    /// A sample's members: each key with its value's JSON text as written.
+    typealias Members = [(key: String, text: ArraySlice<UInt8>)]
+
     /// The samples of one body `person export` wrote of the Health app's export
     /// (`apple-export/000001.json`: each record with its `healthExport` block whole, as
     /// `health_store.samples` gives it back), each as `record(_:)` maps a record: its shared
     /// members and creation date apart (`exportShared`, `exportContext`, `exportCreated`:
     /// `writeShared`), so that `person import` stores them as compactly as the import did
-    /// (docs/apple-export.md, "Storage"). A sample that is not an object of that shape is kept as
-    /// it is (`sharedApart(_:)`); what the body is not, the caller's decoder has said already.
+    /// (docs/apple-export.md, "Storage"). Only the blocks are read; every other value is passed on
+    /// as written. A body that is not an array of objects is returned as it is (its decoder has
+    /// said what it is).
     static func sharedApart(samplesJSON: [UInt8]) throws(PayloadError) -> [UInt8] {
-        guard case .array(let samples) = try JSONValue.parse(samplesJSON) else { return samplesJSON }
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        out.reserveCapacity(samplesJSON.count)
-        for (i, sample) in samples.enumerated() {
-            if i > 0 { out.append(UInt8(ascii: ",")) }
-            out += sharedApart(sample)
-        }
-        out.append(UInt8(ascii: "]"))
-        return out
+        guard let samples = try JSONValue.membersOfEachObject(samplesJSON) else { return samplesJSON }
+        var w = JSONWriter(capacity: samplesJSON.count)
+        w.beginArray()
+        for members in samples { sharedApart(members, to: &w) }
+        w.endArray()
+        return w.bytes
     }
 
     /// One sample given back (`sharedApart(samplesJSON:)`) as `record(_:)` writes it: the members
     /// of its `healthExport` block in `sharedKeys`, its metadata when `isShared`, and its
     /// `creationDate` when `createdSeconds` reads it against the sample's end, written apart by
-    /// `writeShared`; the rest of the block and of the sample as they were. Kept whole: a workout
-    /// (`workout(_:)` keeps its block whole), a sample with no block, with any of the keys
+    /// `writeShared`; the rest of the block and of the sample as they were. Written as it came: a
+    /// workout (`workout(_:)` keeps its block whole), a sample with no block, with any of the keys
     /// `writeShared` writes, with a repeated key in its block, or whose shared members are not
     /// strings: such a sample is stored as it is, as any other.
-    static func sharedApart(_ sample: JSONValue) -> [UInt8] {
-        var whole: [UInt8] = []
-        sample.write(to: &whole)
-        guard case .object(let members) = sample, sample["kind"]?.stringValue != "workout",
-              !members.contains(where: { ["exportShared", "exportContext", "exportCreated"].contains($0.key) }),
-              case .object(let block)? = sample["healthExport"], Set(block.map(\.key)).count == block.count,
-              let end = sample["end"]?.stringValue.flatMap(ExportTimestamp.init) else { return whole }
+    static func sharedApart(_ members: Members, to w: inout JSONWriter) {
+        func text(_ key: String) -> ArraySlice<UInt8>? { members.last { $0.key == key }?.text }
+        func string(_ json: ArraySlice<UInt8>?) -> String? { json.flatMap { try? JSONValue.parse(Array($0)) }?.stringValue }
+        w.beginObject()
+        defer { w.endObject() }
+        guard string(text("kind")) != "workout", !members.contains(where: { ["exportShared", "exportContext", "exportCreated"].contains($0.key) }),
+              let json = text("healthExport"), case .object(let block)? = try? JSONValue.parse(Array(json)),
+              Set(block.map(\.key)).count == block.count, let end = string(text("end")).flatMap(ExportTimestamp.init),
+              let (shared, metadata, created, kept) = Self.apart(block, end: end) else {
+            for (key, value) in members { w.key(key); w.value { $0 += value } }
+            return
+        }
+        for (key, value) in members where key != "healthExport" { w.key(key); w.value { $0 += value } }
+        writeShared(shared, metadata: metadata, created: created, to: &w)
+        w.key("healthExport")
+        w.value { JSONValue.object(kept).write(to: &$0) }
+    }
+
+    /// A given-back block's shared members, shared metadata and creation date (as seconds after
+    /// `end`), and what else it holds; nil when a shared member is not a string.
+    private static func apart(_ block: [(key: String, value: JSONValue)], end: ExportTimestamp)
+        -> (shared: [(name: String, value: String)], metadata: [(key: String, value: String)], created: Int?,
+            kept: [(key: String, value: JSONValue)])? {
         var shared: [(name: String, value: String)] = [], metadata: [(key: String, value: String)] = []
         var created: Int?
         var kept: [(key: String, value: JSONValue)] = []
         for (key, value) in block {
             if sharedKeys.contains(key) {
-                guard let text = value.stringValue else { return whole }
+                guard let text = value.stringValue else { return nil }
                 shared.append((key, text))
             } else if key == "metadata", let pairs = stringMembers(value), isShared(pairs) {
                 metadata = pairs
@@ -59,17 +76,7 @@ extension ExportMapper {
                 kept.append((key, value))
             }
         }
-        var w = JSONWriter(capacity: whole.count)
-        w.beginObject()
-        for (key, value) in members where key != "healthExport" {
-            w.key(key)
-            w.value { value.write(to: &$0) }
-        }
-        writeShared(shared, metadata: metadata, created: created, to: &w)
-        w.key("healthExport")
-        w.value { JSONValue.object(kept).write(to: &$0) }
-        w.endObject()
-        return w.bytes
+        return (shared, metadata, created, kept)
     }
 
     /// An object's members when every one is a string; nil otherwise.

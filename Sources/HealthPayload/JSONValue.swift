@@ -27,6 +27,36 @@ public indirect enum JSONValue: Sendable {
         }
     }
 
+    /// The members of each object of a JSON array, each as its key and its value's JSON text
+    /// exactly as written: for passing objects on with few of their members read (a tree of every
+    /// value, written back, costs ~20 µs an object of ~500 bytes). Refuses what `parse` refuses;
+    /// nil when the text is not an array of objects.
+    public static func membersOfEachObject(_ bytes: [UInt8]) throws(PayloadError) -> [[(key: String, text: ArraySlice<UInt8>)]]? {
+        try bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(PayloadError) -> [[(key: String, text: ArraySlice<UInt8>)]]? in
+            if let bad = UTF8Validation.firstInvalidOffset(b, in: 0..<b.count) {
+                let (line, column) = PayloadDecoder.lineAndColumn(b, offset: bad)
+                throw PayloadError("invalid UTF-8", problem: .invalidJSON, at: PayloadLocation(line: line, column: column, byteOffset: bad))
+            }
+            let tape = try JSONParser.parse(b, range: 0..<b.count)
+            guard tape[0].kind == .array else { return nil }
+            var objects: [[(key: String, text: ArraySlice<UInt8>)]] = []
+            var element = 1
+            while element < tape[0].after {
+                guard tape[element].kind == .object else { return nil }
+                var members: [(key: String, text: ArraySlice<UInt8>)] = []
+                var child = element + 1
+                while child < tape[element].after {
+                    let value = tape[child + 1]
+                    members.append((JSONParser.decodeString(b, tape[child]), bytes[value.start..<value.end]))
+                    child = value.after
+                }
+                objects.append(members)
+                element = tape[element].after
+            }
+            return objects
+        }
+    }
+
     private static func value(_ tape: [JSONNode], _ index: Int, _ b: UnsafeBufferPointer<UInt8>) -> JSONValue {
         let node = tape[index]
         switch node.kind {

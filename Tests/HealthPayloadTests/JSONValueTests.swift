@@ -42,4 +42,15 @@ struct JSONValueTests {
         }
         #expect(throws: PayloadError.self) { try JSONValue.parse([0x22, 0xFF, 0x22]) }
     }
+
+    @Test("each object of an array as its members: keys decoded, values' text exactly as written; nil for what is not an array of objects")
+    func membersOfEachObject() throws {
+        let text = #"[ {"a" : 1.50, "b\u0063":{"x": [1, "y"]}}, {}, {"s":"\u00e9", "a":null} ]"#
+        let objects = try #require(try JSONValue.membersOfEachObject(Array(text.utf8)))
+        #expect(objects.map { $0.map(\.key) } == [["a", "bc"], [], ["s", "a"]])
+        #expect(objects.map { $0.map { String(decoding: $0.text, as: UTF8.self) } } == [["1.50", #"{"x": [1, "y"]}"#], [], [#""\u00e9""#, "null"]])
+        #expect(try JSONValue.membersOfEachObject(Array(#"{"a":1}"#.utf8)) == nil)
+        #expect(try JSONValue.membersOfEachObject(Array(#"[{"a":1}, 2]"#.utf8)) == nil)
+        #expect(throws: PayloadError.self) { try JSONValue.membersOfEachObject(Array(#"[{"a":1},]"#.utf8)) }
+    }
 }
