@@ -40,12 +40,12 @@ extension ExportMapper {
     /// strings: such a sample is stored as it is, as any other.
     static func sharedApart(_ members: Members, to w: inout JSONWriter) {
         func text(_ key: String) -> ArraySlice<UInt8>? { members.last { $0.key == key }?.text }
-        func string(_ json: ArraySlice<UInt8>?) -> String? { json.flatMap { try? JSONValue.parse(Array($0)) }?.stringValue }
         w.beginObject()
         defer { w.endObject() }
-        guard string(text("kind")) != "workout", !members.contains(where: { ["exportShared", "exportContext", "exportCreated"].contains($0.key) }),
+        guard text("kind").map(JSONValue.string) != .some("workout"), !members.contains(where: { keysApart.contains($0.key) }),
               let json = text("healthExport"), case .object(let block)? = try? JSONValue.parse(Array(json)),
-              Set(block.map(\.key)).count == block.count, let end = string(text("end")).flatMap(ExportTimestamp.init),
+              !block.indices.contains(where: { i in block[..<i].contains { $0.key == block[i].key } }),
+              let end = text("end").flatMap(JSONValue.string).flatMap(ExportTimestamp.init),
               let (shared, metadata, created, kept) = Self.apart(block, end: end) else {
             for (key, value) in members { w.key(key); w.value { $0 += value } }
             return
@@ -55,6 +55,9 @@ extension ExportMapper {
         w.key("healthExport")
         w.value { JSONValue.object(kept).write(to: &$0) }
     }
+
+    /// The keys `writeShared` writes.
+    private static let keysApart: Set<String> = ["exportShared", "exportContext", "exportCreated"]
 
     /// A given-back block's shared members, shared metadata and creation date (as seconds after
     /// `end`), and what else it holds; nil when a shared member is not a string.

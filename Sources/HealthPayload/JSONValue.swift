@@ -57,6 +57,15 @@ public indirect enum JSONValue: Sendable {
         }
     }
 
+    /// The text of a string value written as `json` (a value `membersOfEachObject` handed on);
+    /// nil for a value of any other type.
+    public static func string(_ json: ArraySlice<UInt8>) -> String? {
+        guard json.count >= 2, json.first == UInt8(ascii: "\""), json.last == UInt8(ascii: "\"") else { return nil }
+        let inner = json.dropFirst().dropLast()
+        if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
+        return (try? parse(Array(json)))?.stringValue
+    }
+
     private static func value(_ tape: [JSONNode], _ index: Int, _ b: UnsafeBufferPointer<UInt8>) -> JSONValue {
         let node = tape[index]
         switch node.kind {

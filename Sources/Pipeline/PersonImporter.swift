@@ -47,13 +47,8 @@ public struct PersonImporter: Sendable {
             summary.samples += healthd.samples
             summary.failures += healthd.failures.map { "\($0.path): \($0.message)" }
         }
-        for file in files where ![.healthd, .settings, .deletions].contains(file.kind) {
-            do {
-                try store(file, bytes: try Self.read(file, in: directory), person: person, into: &summary)
-            } catch {
-                summary.failures.append("\(file.path): \(error)")
-            }
-        }
+        storeOthers(files.filter { ![.healthd, .settings, .deletions].contains($0.kind) }, in: directory, person: person,
+                    into: &summary)
         // Marks last: every sample they name is held by now (a Stridee workout's own sample too).
         if let deletions = try files.first(where: { $0.kind == .deletions }).map({ try Self.read($0, in: directory) }) {
             try pool.withTransaction { connection in
@@ -64,18 +59,58 @@ public struct PersonImporter: Sendable {
         return summary
     }
 
-    /// Stores one file of a kind other than `healthd` and `settings`.
-    func store(_ file: PersonExportFile, bytes: [UInt8], person: String, into summary: inout PersonImportSummary) throws {
+    /// A listed file read ahead of its storing (`readAhead`).
+    struct ReadFile: Sendable {
+        var bytes: [UInt8]
+        /// A body of samples' (apple-export, hae) batches, ready to store; nil for other kinds.
+        var batches: [Batch]?
+    }
+
+    /// Stores `files` in their order, each read (and a body of samples decoded) on a thread of its
+    /// own while the one before is stored, as the pipeline reads ahead (`WorkQueue`); a file that
+    /// fails is named in `summary` and the others go on.
+    func storeOthers(_ files: [PersonExportFile], in directory: URL, person: String, into summary: inout PersonImportSummary) {
+        let queue = WorkQueue<(PersonExportFile, Result<ReadFile, any Error>)>(capacity: 2)
+        let readerDone = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            for file in files where !queue.put((file, Result { try Self.readAhead(file, in: directory) })) { break }
+            queue.finish()
+            readerDone.signal()
+        }
+        reader.name = "person-import-reader"
+        reader.start()
+        while let (file, read) = queue.take() {
+            do {
+                try store(file, try read.get(), person: person, into: &summary)
+            } catch {
+                summary.failures.append("\(file.path): \(error)")
+            }
+        }
+        readerDone.wait()
+    }
+
+    /// A listed file's bytes and, for a body of samples, its batches as they are stored: the
+    /// quarantined samples kept (`keepingAll`), the Health app's records with their shared members
+    /// and creation date apart again, as the import stored them (`GivenBackRecords`).
+    static func readAhead(_ file: PersonExportFile, in directory: URL) throws -> ReadFile {
+        let bytes = try read(file, in: directory)
+        guard file.kind == .appleExport || file.kind == .hae else { return ReadFile(bytes: bytes) }
+        guard case .batches(let batches) = try PayloadDecoder.decode(json: bytes) else { return ReadFile(bytes: bytes, batches: []) }
+        var kept = batches.map(keepingAll)
+        if file.kind == .appleExport {
+            for i in kept.indices { kept[i].samplesJSON = try GivenBackRecords.sharedApart(samplesJSON: kept[i].samplesJSON) }
+        }
+        return ReadFile(bytes: bytes, batches: kept)
+    }
+
+    /// Stores one file of a kind other than `healthd` and `settings`, read ahead.
+    func store(_ file: PersonExportFile, _ read: ReadFile, person: String, into summary: inout PersonImportSummary) throws {
+        let bytes = read.bytes
         switch file.kind {
         case .appleExport, .hae:
-            guard case .batches(let batches) = try PayloadDecoder.decode(json: bytes) else { return }
+            guard let batches = read.batches, !batches.isEmpty else { return }
             let origin: DeliveryOrigin = file.kind == .hae ? .hae(path: file.path) : .export(path: file.path)
-            var kept = batches.map(Self.keepingAll)
-            if file.kind == .appleExport {
-                // Stored as compactly as the import stored them (GivenBackRecords).
-                for i in kept.indices { kept[i].samplesJSON = try GivenBackRecords.sharedApart(samplesJSON: kept[i].samplesJSON) }
-            }
-            let counts = try BatchStore(pool: pool).store(kept, person: person, origin: origin, bodySHA256: SHA256.hash(bytes))
+            let counts = try BatchStore(pool: pool).store(batches, person: person, origin: origin, bodySHA256: SHA256.hash(bytes))
             summary.samples += counts.samples
         case .haeRecords:
             let body = try HAEDecoder.decode(bytes, aggregation: nil)

@@ -52,5 +52,8 @@ struct JSONValueTests {
         #expect(try JSONValue.membersOfEachObject(Array(#"{"a":1}"#.utf8)) == nil)
         #expect(try JSONValue.membersOfEachObject(Array(#"[{"a":1}, 2]"#.utf8)) == nil)
         #expect(throws: PayloadError.self) { try JSONValue.membersOfEachObject(Array(#"[{"a":1},]"#.utf8)) }
+        #expect(objects[2].map { JSONValue.string($0.text) } == ["é", nil])
+        #expect(objects[0].map { JSONValue.string($0.text) } == [nil, nil])
+        #expect(JSONValue.string(Array(#""plain""#.utf8)[...]) == "plain")
     }
 }
