@@ -11,7 +11,8 @@ struct GivenBackTests {
     static let mapper = ExportMapper(catalog: ExportCatalog(entries: [
         "HKQuantityTypeIdentifierHeartRate": .init(group: "heart", kind: "quantity", unit: "count/min", rule: "mean")]))
 
-    /// What the mapping writes of a heart rate record with these metadata and creation date.
+    /// What the mapping writes of a heart rate record with these metadata and creation date (a
+    /// watch's, with its device, version and unit: ReaderTests' shared members too).
     static func mapped(_ metadata: [(key: String, value: String)], creation: String) throws -> [UInt8] {
         var record = ExportRecord(attributes: ElementAttributes(pairs: [
             ("type", "HKQuantityTypeIdentifierHeartRate"), ("sourceName", "Watch"), ("sourceVersion", "10.3"),

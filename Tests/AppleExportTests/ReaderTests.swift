@@ -92,16 +92,8 @@ struct ReaderTests {
 
     @Test("a record's shared members are sent apart under the number of their text; its block keeps the rest")
     func sharedMembers() throws {
-        let catalog = ExportCatalog(entries: ["HKQuantityTypeIdentifierHeartRate": .init(group: "heart", kind: "quantity", unit: "count/min", rule: "mean")])
-        let mapper = ExportMapper(catalog: catalog)
         func mapped(_ metadata: [(key: String, value: String)], creation: String) throws -> [String: Any] {
-            var record = ExportRecord(attributes: ElementAttributes(pairs: [
-                ("type", "HKQuantityTypeIdentifierHeartRate"), ("sourceName", "Watch"), ("sourceVersion", "10.3"),
-                ("device", "<<HKDevice: 0x1>>"), ("unit", "count/min"), ("creationDate", creation),
-                ("startDate", "2024-03-10 08:04:00 +0100"), ("endDate", "2024-03-10 08:04:00 +0100"), ("value", "72")]), line: 1)
-            record.metadata = metadata
-            guard case .success(let sample) = mapper.record(record) else { throw MappingFailure("not mapped") }
-            return try #require(try JSONSerialization.jsonObject(with: Data(sample.json)) as? [String: Any])
+            try #require(try JSONSerialization.jsonObject(with: Data(GivenBackTests.mapped(metadata, creation: creation))) as? [String: Any])
         }
         let shared = try mapped([("HKMetadataKeyHeartRateMotionContext", "1")], creation: "2024-03-10 08:05:00 +0100")
         let members = #"{"sourceVersion":"10.3","device":"<<HKDevice: 0x1>>","unit":"count/min","metadata":{"HKMetadataKeyHeartRateMotionContext":"1"}}"#
