@@ -67,10 +67,10 @@ public struct PersonImporter: Sendable {
     }
 
     /// Stores `files` in their order, each read (and a body of samples decoded) on a thread of its
-    /// own while the one before is stored, as the pipeline reads ahead (`WorkQueue`); a file that
-    /// fails is named in `summary` and the others go on.
+    /// own while the one before is stored, one file ahead (`WorkQueue`, as the pipeline reads
+    /// ahead); a file that fails is named in `summary` and the others go on.
     func storeOthers(_ files: [PersonExportFile], in directory: URL, person: String, into summary: inout PersonImportSummary) {
-        let queue = WorkQueue<(PersonExportFile, Result<ReadFile, any Error>)>(capacity: 2)
+        let queue = WorkQueue<(PersonExportFile, Result<ReadFile, any Error>)>(capacity: 1)
         let readerDone = DispatchSemaphore(value: 0)
         let reader = Thread {
             for file in files where !queue.put((file, Result { try Self.readAhead(file, in: directory) })) { break }
