@@ -87,13 +87,16 @@ struct ServeMetricsTests {
             let persons = try prometheus.values("health_warehouse_person_samples_total", by: ["person", "way", "outcome"])
             #expect(persons["default/healthd_json/inserted"] == 4 && persons["default/stridee_wellness/inserted"] == 2, "\(persons)")
             #expect(try prometheus.values("health_warehouse_build_info", by: ["version", "schema"]).keys.first?.hasPrefix("0.9.0/00") == true)
-            // The quarantine alert fires on what was sent; the no-batch alert does not.
+            // The quarantine alert fires on what was sent; the no-batch alert does not. Before the
+            // first batch the gauge is 0, so the no-batch alert may be pending from Prometheus's
+            // first evaluations; the states are polled until all three hold (under load one reading
+            // showed the quarantine firing and the no-batch alert still pending: CI, 272ef15).
             var alerts: [String: String] = [:]
             #expect(waitUntil(timeout: 30) {
                 alerts = (try? prometheus.alertStates()) ?? [:]
-                return alerts["HealthWarehouseQuarantine"] == "firing"
+                return alerts["HealthWarehouseQuarantine"] == "firing" && alerts["HealthWarehouseNoBatch"] == "inactive"
+                    && alerts["HealthWarehouseDown"] == "inactive"
             }, "\(alerts)")
-            #expect(alerts["HealthWarehouseNoBatch"] == "inactive" && alerts["HealthWarehouseDown"] == "inactive", "\(alerts)")
         }
     }
 
