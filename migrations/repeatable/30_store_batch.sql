@@ -618,9 +618,11 @@ BEGIN
   END IF;
   SELECT s.time_zone INTO v_tz FROM health_store.settings s WHERE s.person = p_person;
   -- Twins are looked for only where they can be: a few index probes for a person who never
-  -- used another way in, four aggregates for an import by one who never pushed.
+  -- used another way in, four aggregates for an import (an imported record's twins are pushed
+  -- samples, none before the person's first push: none at all for one who never pushed).
   IF p_origin = 'export' THEN
     v_from := health_store.pushed_from(p_person);
+    v_look := v_from IS NOT NULL;
   ELSE
     v_look := health_store.may_hold_twins(p_person, p_origin);
   END IF;
