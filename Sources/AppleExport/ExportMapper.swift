@@ -444,7 +444,7 @@ struct ExportMapper: Sendable {
         return nil
     }
 
-    static func writeMetadata(_ metadata: [(key: String, value: String)], to w: inout JSONWriter) {
+    private static func writeMetadata(_ metadata: [(key: String, value: String)], to w: inout JSONWriter) {
         guard !metadata.isEmpty else { return }
         w.key("metadata")
         w.beginObject()

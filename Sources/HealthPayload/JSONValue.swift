@@ -18,11 +18,7 @@ public indirect enum JSONValue: Sendable {
     /// Reads one JSON text from UTF-8 bytes; refuses invalid UTF-8 and anything RFC 8259 refuses.
     public static func parse(_ bytes: [UInt8]) throws(PayloadError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(PayloadError) -> JSONValue in
-            if let bad = UTF8Validation.firstInvalidOffset(b, in: 0..<b.count) {
-                let (line, column) = PayloadDecoder.lineAndColumn(b, offset: bad)
-                throw PayloadError("invalid UTF-8", problem: .invalidJSON, at: PayloadLocation(line: line, column: column, byteOffset: bad))
-            }
-            let tape = try JSONParser.parse(b, range: 0..<b.count)
+            let tape = try tape(b)
             return value(tape, 0, b)
         }
     }
@@ -33,11 +29,7 @@ public indirect enum JSONValue: Sendable {
     /// nil when the text is not an array of objects.
     public static func membersOfEachObject(_ bytes: [UInt8]) throws(PayloadError) -> [[(key: String, text: ArraySlice<UInt8>)]]? {
         try bytes.withUnsafeBufferPointer { (b: UnsafeBufferPointer<UInt8>) throws(PayloadError) -> [[(key: String, text: ArraySlice<UInt8>)]]? in
-            if let bad = UTF8Validation.firstInvalidOffset(b, in: 0..<b.count) {
-                let (line, column) = PayloadDecoder.lineAndColumn(b, offset: bad)
-                throw PayloadError("invalid UTF-8", problem: .invalidJSON, at: PayloadLocation(line: line, column: column, byteOffset: bad))
-            }
-            let tape = try JSONParser.parse(b, range: 0..<b.count)
+            let tape = try tape(b)
             guard tape[0].kind == .array else { return nil }
             var objects: [[(key: String, text: ArraySlice<UInt8>)]] = []
             var element = 1
@@ -64,6 +56,15 @@ public indirect enum JSONValue: Sendable {
         let inner = json.dropFirst().dropLast()
         if !inner.contains(UInt8(ascii: "\\")) { return String(decoding: inner, as: UTF8.self) }
         return (try? parse(Array(json)))?.stringValue
+    }
+
+    /// The parsed tape of one JSON text, refusing invalid UTF-8 (with where) and anything RFC 8259 refuses.
+    private static func tape(_ b: UnsafeBufferPointer<UInt8>) throws(PayloadError) -> [JSONNode] {
+        if let bad = UTF8Validation.firstInvalidOffset(b, in: 0..<b.count) {
+            let (line, column) = PayloadDecoder.lineAndColumn(b, offset: bad)
+            throw PayloadError("invalid UTF-8", problem: .invalidJSON, at: PayloadLocation(line: line, column: column, byteOffset: bad))
+        }
+        return try JSONParser.parse(b, range: 0..<b.count)
     }
 
     private static func value(_ tape: [JSONNode], _ index: Int, _ b: UnsafeBufferPointer<UInt8>) -> JSONValue {
