@@ -136,11 +136,14 @@ COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health
 -- any (p_look, and for an imported record only from where the person's pushed samples begin,
 -- p_pushed_from). It reads the samples, so it is PL/pgSQL (a SQL function that reads a table
 -- cannot be planned by Citus) and its caller's statement does nothing else (docs/scaling.md).
+-- The rows come back as one array, aggregated in the statement that makes them: returned as a
+-- set (RETURN QUERY), they went through a tuplestore and were read back into the caller's array,
+-- 3 ms of a 1000-sample batch's 22 (measured).
 DROP FUNCTION IF EXISTS health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean);
 CREATE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text,
                                               p_origin health_store.sample_origin,
                                               p_pushed_from timestamptz, p_look boolean)
-RETURNS SETOF health_store.incoming_sample
+RETURNS health_store.incoming_sample[]
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -148,10 +151,10 @@ DECLARE
   v_types text[];
   v_kinds text[];
   v_rules text[];
+  v_rows  health_store.incoming_sample[];
 BEGIN
   SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule) INTO v_types, v_kinds, v_rules FROM health_store.catalog c;
-  RETURN QUERY
-  SELECT t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
+  SELECT array_agg(ROW(t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
          o.uuid IS NOT NULL,
@@ -160,7 +163,8 @@ BEGIN
          w.twins, w.sources,
          health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted_at IS NOT NULL, p_origin, o.origin,
                                     w.matches IS NOT NULL),
-         t.value_min, t.value_max, w.matches, t.context, t.context_members, t.created_s
+         t.value_min, t.value_max, w.matches, t.context, t.context_members, t.created_s)::health_store.incoming_sample)
+  INTO v_rows
   FROM health_store.typed_samples(p_samples, p_tz, p_origin, v_types, v_kinds, v_rules) t
   -- Twins of the same type, any source, by each series' start index (OFFSET 0 keeps the probe a
   -- probe, whatever the statistics say); looked for only where there can be any: p_look outside
@@ -228,6 +232,7 @@ BEGIN
                                                          t.distance_m, t.energy_kcal, t.value_min, t.value_max, t.payload,
                                                          t.context_members, t.created_s) END END AS changed
   ) c;
+  RETURN coalesce(v_rows, '{}');
 END
 $$;
 
@@ -627,7 +632,7 @@ BEGIN
     v_look := health_store.may_hold_twins(p_person, p_origin);
   END IF;
 
-  v_rows := ARRAY(SELECT r FROM health_store.incoming_samples(p_person, p_samples, v_tz, p_origin, v_from, v_look) r);
+  v_rows := health_store.incoming_samples(p_person, p_samples, v_tz, p_origin, v_from, v_look);
   PERFORM health_store.add_series(p_person, v_rows);
   IF p_origin = 'export' THEN
     PERFORM health_store.add_contexts(p_person, v_rows);
