@@ -88,6 +88,43 @@ struct ViewsOperationsTests {
         }
     }
 
+    // The lookup after a replace reads the samples started in the hour before the latest start
+    // and the ends of the samples longer than an hour (note_newest_end): each case here is one
+    // the other part alone gets wrong.
+    @Test("the newest end looked up again after a replace: a long sample started hours before, a short one started over an hour before a sample that ends before it starts")
+    func newestEndLookedUpAgain() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let store = Store(connection: c)
+            func newest() throws -> String? {
+                try c.table("SELECT to_char(newest_end_at AT TIME ZONE 'UTC', 'HH24:MI') FROM health_store.persons WHERE person = 'p'")
+                    .rows.first?.first ?? nil
+            }
+            try store.batch([
+                S.sleep(S.U(1), source: "watch", start: "2026-03-01T01:00:00.000Z", end: "2026-03-01T12:00:00.000Z", value: 0),
+                S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-01T11:00:00.000Z", end: "2026-03-01T11:30:00.000Z", value: 20),
+            ])
+            #expect(try newest() == "12:00")
+            // A replace may move the end back: looked up, the in-bed sample that began at 01:00 still ends last.
+            try store.batch([S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-01T11:00:00.000Z", end: "2026-03-01T11:10:00.000Z", value: 21)])
+            #expect(try newest() == "12:00")
+            try c.query("SELECT health_store.lock_person('p')")
+            try c.query("SELECT health_store.mark_deleted('p', ARRAY[$1::uuid], now(), now())", [S.U(1)])
+            #expect(try newest() == "11:10")
+            // The latest start is a sample ending before it starts (10:00 after 12:30): the newest
+            // end, 11:59, belongs to a sample started before the hour before 12:30.
+            try store.batch([
+                S.quantity(S.U(3), HK.steps, source: "phone", start: "2026-03-01T11:00:00.000Z", end: "2026-03-01T11:59:00.000Z", value: 5),
+                S.quantity(S.U(4), HK.heartRate, source: "watch", start: "2026-03-01T12:30:00.000Z", end: "2026-03-01T10:00:00.000Z", value: 60),
+            ])
+            #expect(try newest() == "11:59")
+            try store.batch([S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-01T11:00:00.000Z", end: "2026-03-01T11:05:00.000Z", value: 22)])
+            #expect(try newest() == "11:59")
+            try c.query("SELECT health_store.mark_deleted('p', ARRAY[$1::uuid], now(), now())", [S.U(3)])
+            #expect(try newest() == "11:05")
+        }
+    }
+
     @Test("export runs: a truncated run is incomplete, a late batch completes it, a retried batch counts once")
     func exportRuns() throws {
         try TestPostgres.withDatabase { db in
