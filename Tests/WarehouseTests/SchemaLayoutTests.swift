@@ -204,6 +204,27 @@ struct SchemaLayoutTests {
         ORDER BY 1
         """
 
+    /// The refresh writes a calc view's row as its table's row by position (`ROW(v.*)::` the
+    /// table's type, `INSERT … SELECT v.*`, 25_rollup_upkeep.sql): a view whose columns drifted
+    /// from its table's order would put one double precision into another's column unseen.
+    @Test("the calc views of rollup levels 2 and 3 give their tables' columns, names and types, in the tables' order")
+    func calcViewsMatchTheirTables() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            func columns(_ relation: String) throws -> [[String?]] {
+                try c.table("""
+                    SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+                    WHERE a.attrelid = '\(relation)'::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum
+                    """).rows
+            }
+            for (view, table) in [("health_store.calc_day_type", "health_store.rollup_day_type"), ("health_store.calc_day", "health_store.rollup_day")] {
+                let tableColumns = try columns(table)
+                #expect(tableColumns.count > 20, "\(table) read")
+                #expect(try columns(view) == tableColumns, "\(view) against \(table)")
+            }
+        }
+    }
+
     @Test("the functions whose bodies insert, update or delete health_store.sample_rows, dynamic statements included, are exactly the ones docs/architecture.md lists")
     func sampleWriters() throws {
         try TestPostgres.withDatabase { db in
