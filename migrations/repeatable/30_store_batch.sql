@@ -138,7 +138,7 @@ COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health
 -- cannot be planned by Citus) and its caller's statement does nothing else (docs/scaling.md).
 -- The rows come back as one array, aggregated in the statement that makes them: returned as a
 -- set (RETURN QUERY), they went through a tuplestore and were read back into the caller's array,
--- 3 ms of a 1000-sample batch's 22 (measured).
+-- 1.3 ms more a 1000-sample batch (measured in serve; docs/architecture.md).
 DROP FUNCTION IF EXISTS health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean);
 CREATE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text,
                                               p_origin health_store.sample_origin,
