@@ -49,4 +49,34 @@ struct DeferredRollupsTests {
             #expect(try db.scalar("SELECT steps FROM health.daily_summary WHERE person = 'p' AND day = '2026-03-10'", as: Double.self) == 1500)
         }
     }
+
+    // The newest end is never queued (apply_sample_changes): grouped batches set it as they go,
+    // a grouped replace looks it up again, and the flush leaves it as it is.
+    @Test("grouped batches note the newest end as they go: new samples move it on, a replace in the same group moves it back, the flush keeps it")
+    func newestEndInAGroup() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            defer { c.close() }
+            let store = Store(connection: c)
+            func newest() throws -> String? {
+                try c.query("SELECT to_char(newest_end_at AT TIME ZONE 'UTC', 'HH24:MI') FROM health_store.persons WHERE person = 'p'")
+                    .first?[0] ?? nil
+            }
+            try c.query("BEGIN")
+            #expect(try store.batch(Self.steps, deferRollups: true).inserted == 2)
+            #expect(try newest() == "08:00")
+            #expect(try store.batch([S.quantity(S.U(3), HK.steps, source: "phone", start: "2026-03-10T09:30:00.000Z",
+                                                end: "2026-03-10T09:50:00.000Z", value: 40)], deferRollups: true).inserted == 1)
+            #expect(try newest() == "09:50")
+            // The same sample again with an earlier end: the end held moves back before any flush.
+            #expect(try store.batch([S.quantity(S.U(3), HK.steps, source: "phone", start: "2026-03-10T09:30:00.000Z",
+                                                end: "2026-03-10T09:35:00.000Z", value: 40)], deferRollups: true).replaced == 1)
+            #expect(try newest() == "09:35")
+            try c.query("SELECT health_store.lock_person('p'), health_store.flush_rollups('p')")
+            try c.query("COMMIT")
+            #expect(try newest() == "09:35")
+            #expect(try db.scalar("SELECT steps FROM health.daily_summary WHERE person = 'p' AND day = '2026-03-10'", as: Double.self) == 1540)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('p')", as: Int.self) == 0)
+        }
+    }
 }

@@ -291,13 +291,11 @@ BEGIN
     INTO v_keys, v_added;
   END IF;
   PERFORM health_store.refresh_batch_rollups(p_person, v_keys, v_added);
-  -- The newest sample end apply_sample_changes left to the flush (30_store_batch.sql).
-  PERFORM health_store.note_newest_end(p_person);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.flush_rollups(text) IS
-  'Refreshes, once, every rollup key a person''s batches queued in this transaction (apply_sample_changes with p_defer, defer_rollups), and the person''s newest sample end; a BatchGroup calls it before COMMIT. Caller holds the person lock.';
+  'Refreshes, once, every rollup key a person''s batches queued in this transaction (apply_sample_changes with p_defer, defer_rollups); a BatchGroup calls it before COMMIT. Caller holds the person lock.';
 
 -- Levels 2 and 3 of one person from level 1, for one type (NULL: every type).
 -- Caller holds the person lock.
