@@ -58,10 +58,7 @@ struct DeferredRollupsTests {
             let c = try db.connect()
             defer { c.close() }
             let store = Store(connection: c)
-            func newest() throws -> String? {
-                try c.query("SELECT to_char(newest_end_at AT TIME ZONE 'UTC', 'HH24:MI') FROM health_store.persons WHERE person = 'p'")
-                    .first?[0] ?? nil
-            }
+            func newest() throws -> String? { try c.newestEnd(of: "p") }
             try c.query("BEGIN")
             #expect(try store.batch(Self.steps, deferRollups: true).inserted == 2)
             #expect(try newest() == "08:00")

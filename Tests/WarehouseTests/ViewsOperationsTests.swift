@@ -96,10 +96,7 @@ struct ViewsOperationsTests {
         try TestPostgres.withDatabase { db in
             let c = try db.connect()
             let store = Store(connection: c)
-            func newest() throws -> String? {
-                try c.table("SELECT to_char(newest_end_at AT TIME ZONE 'UTC', 'HH24:MI') FROM health_store.persons WHERE person = 'p'")
-                    .rows.first?.first ?? nil
-            }
+            func newest() throws -> String? { try c.newestEnd(of: "p") }
             try store.batch([
                 S.sleep(S.U(1), source: "watch", start: "2026-03-01T01:00:00.000Z", end: "2026-03-01T12:00:00.000Z", value: 0),
                 S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-01T11:00:00.000Z", end: "2026-03-01T11:30:00.000Z", value: 20),

@@ -159,6 +159,12 @@ extension PostgresConnection {
     func table(_ sql: String, _ parameters: [(any PostgresBindable)?] = []) throws -> Table {
         Table(try query(sql, parameters))
     }
+
+    /// A person's newest sample end as held on their row (persons.newest_end_at), as HH:MI UTC.
+    func newestEnd(of person: String) throws -> String? {
+        try query("SELECT to_char(newest_end_at AT TIME ZONE 'UTC', 'HH24:MI') FROM health_store.persons WHERE person = $1",
+                  [person]).first?[0] ?? nil
+    }
 }
 
 /// Reads a cell as a Double (nil for SQL NULL or a missing column).

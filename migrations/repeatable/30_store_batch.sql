@@ -503,8 +503,8 @@ COMMENT ON FUNCTION health_store.changes_of_rows(text, date[], integer[], timest
 -- the person's newest sample end, then the rollups of every key touched — or, with p_defer (a
 -- writer grouping several batches in one transaction), those queued for flush_rollups. The
 -- newest end is never queued: new samples only move it on (one row updated), and the lookup
--- after anything else is needed only then (a flush that looked it up every time paid 90 ms for
--- it in each of an import's 40 groups, where nothing had moved it back). Caller holds the
+-- after anything else is needed only then (a flush that looked it up every time paid 81–95 ms
+-- for it in each of an import's groups, where nothing had moved it back). Caller holds the
 -- person lock.
 CREATE OR REPLACE FUNCTION health_store.apply_sample_changes(p_person text, p_changes health_store.sample_changes,
                                                              p_defer boolean)
