@@ -241,14 +241,19 @@ COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text, health_stor
 
 -- Whether a person can hold twins of samples arriving from p_origin, by probes that cost next
 -- to nothing: a pushed sample's (healthd, Stridee) are imported records and Health Auto Export's
--- points in time; Health Auto Export's are samples of any other way in.
+-- points in time; Health Auto Export's are samples of any other way in. Imported records by the
+-- person's export deliveries: each came in one (store_batch, origin export), and deliveries go
+-- only with the person, so the answer is never no when there are some (an index of every
+-- imported record answered it before, paid for by each: migration 0099). It may be yes when
+-- there are none left (all replaced by pushed twins): then the twins are looked for and none
+-- found, which is what a person still holding imported records pays anyway.
 CREATE OR REPLACE FUNCTION health_store.may_hold_twins(p_person text, p_origin health_store.sample_origin)
 RETURNS boolean
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  IF EXISTS (SELECT 1 FROM health_store.sample_rows s WHERE s.person = p_person AND s.origin = 'export') THEN
+  IF EXISTS (SELECT 1 FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'export') THEN
     RETURN true;
   END IF;
   IF p_origin = 'hae' THEN
