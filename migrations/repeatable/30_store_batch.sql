@@ -275,12 +275,24 @@ CREATE OR REPLACE FUNCTION health_store.add_series(p_person text, p_rows health_
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+  v_types   text[];
+  v_sources text[];
 BEGIN
-  INSERT INTO health_store.series (person, series, type, source)
-  SELECT p_person, coalesce(m.top, 0) + row_number() OVER (ORDER BY n.type COLLATE "C", n.source COLLATE "C"), n.type, n.source
+  -- Read first, inserted only when new (most batches bring none; on Citus the insert of nothing
+  -- still cost 20 ms a batch).
+  SELECT array_agg(n.type ORDER BY n.type COLLATE "C", n.source COLLATE "C"),
+         array_agg(n.source ORDER BY n.type COLLATE "C", n.source COLLATE "C")
+  INTO v_types, v_sources
   FROM (SELECT DISTINCT r.type, r.source FROM unnest(p_rows) r
         WHERE NOT EXISTS (SELECT 1 FROM health_store.series k
-                          WHERE k.person = p_person AND k.type = r.type AND k.source = r.source)) n
+                          WHERE k.person = p_person AND k.type = r.type AND k.source = r.source)) n;
+  IF v_types IS NULL THEN
+    RETURN;
+  END IF;
+  INSERT INTO health_store.series (person, series, type, source)
+  SELECT p_person, coalesce(m.top, 0) + n.ord, n.type, n.source
+  FROM unnest(v_types, v_sources) WITH ORDINALITY AS n (type, source, ord)
   CROSS JOIN (SELECT max(k.series) AS top FROM health_store.series k WHERE k.person = p_person) m;
 END
 $$;
@@ -377,11 +389,6 @@ DECLARE
   v_twins   record;
   v_replace uuid[];
   v_revive  uuid[];
-  v_keys    health_store.rollup_key[];
-  v_added   health_store.added_samples[];
-  v_spans   health_store.span[];
-  v_newest  timestamptz;
-  v_fall    boolean;
 BEGIN
   -- The twins first: what a matched sample proves exists, what a sample replaces.
   SELECT t.* INTO v_twins FROM health_store.write_twins(p_person, p_rows, p_origin) t;
@@ -392,27 +399,26 @@ BEGIN
   SELECT array_agg(r.uuid) FILTER (WHERE r.action = 'replace'), array_agg(r.uuid) FILTER (WHERE r.action = 'revive')
   INTO v_replace, v_revive FROM unnest(p_rows) r;
 
-  -- The writes, and what they change from the same rows: keys a replaced row left or joined and
-  -- a revived one joined are recomputed, every other key merges its inserted samples; spans of
-  -- rule total written, old ones of replaced rows too. (revived runs though never read.)
-  WITH typed AS (SELECT r.* FROM unnest(p_rows) r),
-  inserted AS (
-    INSERT INTO health_store.sample_rows AS n (
-      person, uuid, start_at, end_at, value, first_received_at, last_received_at, export_id, series, day, origin,
-      start_offset, end_offset, duration_s, distance_m, energy_kcal, activity_type, kind, grp, unit, category_name,
-      activity_name, id, payload, value_min, value_max, context, created_s)
-    SELECT p_person, x.uuid, x.start_at, x.end_at, x.value, p_received_at, p_received_at, p_export, k.series, x.day,
-           p_origin, x.start_offset, x.end_offset, x.duration_s, x.distance_m, x.energy_kcal, x.activity_type, x.kind,
-           x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload, x.value_min, x.value_max, x.context,
-           x.created_s
-    FROM typed x
-    JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    WHERE x.action = 'insert'
-    -- In no order: the rows come in the uuids' order already (typed_samples' DISTINCT ON);
-    -- sorting them again cost 1.3 ms a 1000-sample batch.
-    RETURNING 1
-  ),
-  replaced AS (
+  -- The writes, each its own statement (in one statement with writable CTEs, Citus ran every CTE
+  -- as a subplan through intermediate results: 270 ms of a batch on a worker, docs/scaling.md);
+  -- an update runs only when the batch has rows for it. The insert in no order: the rows come in
+  -- the uuids' order already (typed_samples' DISTINCT ON); sorting them again cost 1.3 ms a
+  -- 1000-sample batch.
+  INSERT INTO health_store.sample_rows AS n (
+    person, uuid, start_at, end_at, value, first_received_at, last_received_at, export_id, series, day, origin,
+    start_offset, end_offset, duration_s, distance_m, energy_kcal, activity_type, kind, grp, unit, category_name,
+    activity_name, id, payload, value_min, value_max, context, created_s)
+  SELECT p_person, x.uuid, x.start_at, x.end_at, x.value, p_received_at, p_received_at, p_export, k.series, x.day,
+         p_origin, x.start_offset, x.end_offset, x.duration_s, x.distance_m, x.energy_kcal, x.activity_type, x.kind,
+         x.grp, x.unit, x.category_name, x.activity_name, x.id, x.payload, x.value_min, x.value_max, x.context,
+         x.created_s
+  FROM unnest(p_rows) x
+  JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
+  WHERE x.action = 'insert';
+  GET DIAGNOSTICS n_inserted = ROW_COUNT;
+
+  n_replaced := 0;
+  IF v_replace IS NOT NULL THEN
     UPDATE health_store.sample_rows AS t SET
       start_at = x.start_at, end_at = x.end_at, value = x.value, last_received_at = p_received_at, export_id = p_export,
       series = k.series, day = x.day, origin = p_origin, start_offset = x.start_offset, end_offset = x.end_offset,
@@ -420,50 +426,64 @@ BEGIN
       kind = x.kind, grp = x.grp, unit = x.unit, category_name = x.category_name, activity_name = x.activity_name,
       id = x.id, payload = x.payload, value_min = x.value_min, value_max = x.value_max, context = x.context,
       created_s = x.created_s, deleted_at = NULL, deleted_by_export = NULL
-    FROM typed x
+    FROM unnest(p_rows) x
     JOIN health_store.series k ON k.person = p_person AND k.type = x.type AND k.source = x.source
-    WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = ANY (v_replace) AND t.uuid = x.uuid
-    RETURNING 1
-  ),
-  revived AS (
+    WHERE x.action = 'replace' AND t.person = p_person AND t.uuid = ANY (v_replace) AND t.uuid = x.uuid;
+    GET DIAGNOSTICS n_replaced = ROW_COUNT;
+  END IF;
+  IF v_revive IS NOT NULL THEN
     UPDATE health_store.sample_rows AS t SET deleted_at = NULL, deleted_by_export = NULL
-    FROM typed x
-    WHERE x.action = 'revive' AND t.person = p_person AND t.uuid = ANY (v_revive) AND t.uuid = x.uuid
-    RETURNING 1
-  ),
-  recompute AS (
-    SELECT k.day, k.type, k.source FROM unnest((v_twins.changes).keys) k
-    UNION SELECT x.day, x.type, x.source FROM typed x WHERE x.action IN ('replace', 'revive')
-    UNION SELECT x.old_day, x.old_type, x.old_source FROM typed x WHERE x.action = 'replace'
-  ),
-  spans AS (
-    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest((v_twins.changes).spans) s
-    UNION ALL SELECT x.type, x.source, x.start_at, x.end_at FROM typed x WHERE x.action <> 'none' AND x.is_total
-    UNION ALL SELECT x.old_type, x.old_source, x.old_start_at, x.old_end_at FROM typed x WHERE x.action = 'replace' AND x.old_is_total
-  )
-  SELECT (SELECT count(*) FROM inserted), (SELECT count(*) FROM replaced),
-         (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
-         (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
-          FROM (SELECT x.day, x.type, x.source,
-                       array_agg(health_store.sample_facts_of(x.kind, x.value, x.start_at, x.end_at, x.uuid, x.activity_type,
-                                                              x.duration_s, x.distance_m, x.energy_kcal, x.value_min,
-                                                              x.value_max)) AS samples
-                FROM typed x
-                WHERE x.action = 'insert'
-                  AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = x.day AND r.type = x.type AND r.source = x.source)
-                GROUP BY x.day, x.type, x.source) g),
-         (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
-         (SELECT max(x.end_at) FROM typed x WHERE x.action = 'insert'),
-         EXISTS (SELECT 1 FROM typed x WHERE x.action IN ('replace', 'revive'))
-  INTO n_inserted, n_replaced, v_keys, v_added, v_spans, v_newest, v_fall;
+    FROM unnest(p_rows) x
+    WHERE x.action = 'revive' AND t.person = p_person AND t.uuid = ANY (v_revive) AND t.uuid = x.uuid;
+  END IF;
 
-  changes := ROW(v_keys, v_added, v_spans, greatest((v_twins.changes).newest, v_newest),
-                 coalesce((v_twins.changes).newest_may_fall, false) OR v_fall)::health_store.sample_changes;
+  changes := health_store.changes_of_written(p_rows, v_twins.changes);
 END
 $$;
 
 COMMENT ON FUNCTION health_store.write_samples(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz, uuid) IS
   'Inserts, replaces and revives the samples of one batch of one person as sample_action says (a sample that is a held sample of a way in that wins is matched; any other drops the held samples of ways it wins over that it is); returns the counts and what changed. Caller holds the person lock.';
+
+-- What a batch's writes changed, from its rows (sample_action) and what its twins changed: keys
+-- a replaced row left or joined and a revived one joined are recomputed, every other key merges
+-- its inserted samples; spans of rule total written, old ones of replaced rows too; the latest
+-- end inserted; whether the newest end may have moved back.
+CREATE OR REPLACE FUNCTION health_store.changes_of_written(p_rows health_store.incoming_sample[],
+                                                           p_twins health_store.sample_changes)
+RETURNS health_store.sample_changes
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+  WITH typed AS (SELECT r.* FROM unnest(p_rows) r),
+  recompute AS (
+    SELECT k.day, k.type, k.source FROM unnest(p_twins.keys) k
+    UNION SELECT x.day, x.type, x.source FROM typed x WHERE x.action IN ('replace', 'revive')
+    UNION SELECT x.old_day, x.old_type, x.old_source FROM typed x WHERE x.action = 'replace'
+  ),
+  spans AS (
+    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(p_twins.spans) s
+    UNION ALL SELECT x.type, x.source, x.start_at, x.end_at FROM typed x WHERE x.action <> 'none' AND x.is_total
+    UNION ALL SELECT x.old_type, x.old_source, x.old_start_at, x.old_end_at FROM typed x WHERE x.action = 'replace' AND x.old_is_total
+  )
+  SELECT ROW(
+    (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
+    (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
+     FROM (SELECT x.day, x.type, x.source,
+                  array_agg(health_store.sample_facts_of(x.kind, x.value, x.start_at, x.end_at, x.uuid, x.activity_type,
+                                                         x.duration_s, x.distance_m, x.energy_kcal, x.value_min,
+                                                         x.value_max)) AS samples
+           FROM typed x
+           WHERE x.action = 'insert'
+             AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = x.day AND r.type = x.type AND r.source = x.source)
+           GROUP BY x.day, x.type, x.source) g),
+    (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
+    greatest(p_twins.newest, (SELECT max(x.end_at) FROM typed x WHERE x.action = 'insert')),
+    coalesce(p_twins.newest_may_fall, false) OR EXISTS (SELECT 1 FROM typed x WHERE x.action IN ('replace', 'revive'))
+  )::health_store.sample_changes
+$$;
+
+COMMENT ON FUNCTION health_store.changes_of_written(health_store.incoming_sample[], health_store.sample_changes) IS
+  'What a batch''s writes changed, from its rows as sample_action set them and what its twins changed: keys to recompute, samples added per key, spans of rule total, the latest end inserted, whether the newest end may have moved back.';
 
 -- Two sets of changes as one (either may be NULL: nothing changed).
 CREATE OR REPLACE FUNCTION health_store.changes_plus(a health_store.sample_changes, b health_store.sample_changes)
@@ -806,6 +826,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean),
   health_store.may_hold_twins(text, health_store.sample_origin),
   health_store.changes_plus(health_store.sample_changes, health_store.sample_changes),
+  health_store.changes_of_written(health_store.incoming_sample[], health_store.sample_changes),
   health_store.add_series(text, health_store.incoming_sample[]),
   health_store.add_contexts(text, health_store.incoming_sample[]),
   health_store.write_twins(text, health_store.incoming_sample[], health_store.sample_origin),
