@@ -137,15 +137,19 @@ DECLARE
   v_fresh  health_store.stored_level1[];
   v_stored health_store.stored_level1[];
   v_rules  health_store.type_rule[];
+  v_types  text[];
+  v_all    health_store.rollup_key[];
 BEGIN
   IF coalesce(cardinality(p_keys), 0) = 0 AND coalesce(cardinality(p_added), 0) = 0 THEN
     RETURN;
   END IF;
   p_keys := ARRAY(SELECT DISTINCT k FROM unnest(p_keys) k);
-  -- The rules of the types touched, read alone (a rule is reference data: docs/scaling.md).
+  -- The rules of the types touched, read alone (a rule is reference data: docs/scaling.md), by
+  -- a list (on Citus a subquery of the batch's keys there went through an intermediate result).
+  v_types := ARRAY(SELECT a.type FROM unnest(p_added) a UNION SELECT k.type FROM unnest(p_keys) k);
   SELECT array_agg(ROW(r.type, r.rule, r.per_source_winner, r.metric, r.unit)::health_store.type_rule) INTO v_rules
   FROM health_store.type_rules r
-  WHERE r.type IN (SELECT a.type FROM unnest(p_added) a UNION SELECT k.type FROM unnest(p_keys) k);
+  WHERE r.type = ANY (v_types);
 
   -- Keys to recompute: their aggregates from all of their samples, one key at a time (the key's
   -- equality conditions reach the samples' index under the grouping; lists of days, types and
@@ -156,9 +160,10 @@ BEGIN
                       WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
                       OFFSET 0) v;
 
-  -- Every key's stored aggregates and rank, by one index probe each.
+  -- Every key's stored aggregates and rank, by one index probe each (the keys listed first).
+  v_all := p_keys || ARRAY(SELECT ROW(a.day, a.type, a.source)::health_store.rollup_key FROM unnest(p_added) a);
   SELECT array_agg(ROW(t.day, t.type, t.source, t.rank, t.agg)::health_store.stored_level1) INTO v_stored
-  FROM unnest(p_keys || ARRAY(SELECT ROW(a.day, a.type, a.source)::health_store.rollup_key FROM unnest(p_added) a)) k
+  FROM unnest(v_all) k
   JOIN LATERAL (SELECT t.day, t.type, t.source, t.rank, t.agg FROM health_store.rollup_source t
                 WHERE t.person = p_person AND t.type = k.type AND t.day = k.day AND t.source = k.source) t ON true;
 
