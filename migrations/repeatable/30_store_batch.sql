@@ -253,15 +253,14 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  IF EXISTS (SELECT 1 FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'export') THEN
-    RETURN true;
-  END IF;
   IF p_origin = 'hae' THEN
-    RETURN EXISTS (SELECT 1 FROM health_store.deliveries d WHERE d.person = p_person AND d.origin IN ('http', 'file'))
+    RETURN EXISTS (SELECT 1 FROM health_store.deliveries d
+                   WHERE d.person = p_person AND d.origin IN ('export', 'http', 'file'))
         OR EXISTS (SELECT 1 FROM health_store.stridee_workouts w WHERE w.person = p_person);
   END IF;
-  -- The expression of the partial index sample_rows_hae_points, so that the probe reads it.
-  RETURN EXISTS (SELECT 1 FROM health_store.sample_rows s
+  RETURN EXISTS (SELECT 1 FROM health_store.deliveries d WHERE d.person = p_person AND d.origin = 'export')
+      -- The expression of the partial index sample_rows_hae_points, so that the probe reads it.
+      OR EXISTS (SELECT 1 FROM health_store.sample_rows s
                  WHERE s.person = p_person AND s.origin = 'hae' AND NOT coalesce(s.payload ? 'haeBucket', false));
 END
 $$;
