@@ -154,11 +154,14 @@ BEGIN
   -- Keys to recompute: their aggregates from all of their samples, one key at a time (the key's
   -- equality conditions reach the samples' index under the grouping; lists of days, types and
   -- sources would read their whole cross product).
-  SELECT array_agg(ROW(k.day, k.type, k.source, NULL, v.agg)::health_store.stored_level1) INTO v_fresh
-  FROM unnest(p_keys) k
-  CROSS JOIN LATERAL (SELECT v.agg FROM health_store.calc_source v
-                      WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
-                      OFFSET 0) v;
+  -- (Most pushed batches have none: on Citus the statement cost 5.6 ms even then.)
+  IF cardinality(p_keys) > 0 THEN
+    SELECT array_agg(ROW(k.day, k.type, k.source, NULL, v.agg)::health_store.stored_level1) INTO v_fresh
+    FROM unnest(p_keys) k
+    CROSS JOIN LATERAL (SELECT v.agg FROM health_store.calc_source v
+                        WHERE v.person = p_person AND v.type = k.type AND v.day = k.day AND v.source = k.source
+                        OFFSET 0) v;
+  END IF;
 
   -- Every key's stored aggregates and rank, by one index probe each (the keys listed first).
   v_all := p_keys || ARRAY(SELECT ROW(a.day, a.type, a.source)::health_store.rollup_key FROM unnest(p_added) a);
@@ -181,10 +184,12 @@ BEGIN
                         OFFSET 0) m);
 
   -- A key whose last sample moved away (a replaced sample) has no data any more: no row.
-  DELETE FROM health_store.rollup_source r
-  USING unnest(p_keys) k
-  WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
-    AND NOT EXISTS (SELECT 1 FROM unnest(v_fresh) x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source);
+  IF cardinality(p_keys) > 0 THEN
+    DELETE FROM health_store.rollup_source r
+    USING unnest(p_keys) k
+    WHERE r.person = p_person AND r.type = k.type AND r.day = k.day AND r.source = k.source
+      AND NOT EXISTS (SELECT 1 FROM unnest(v_fresh) x WHERE x.type = k.type AND x.day = k.day AND x.source = k.source);
+  END IF;
 
   -- Every fresh row with its rule and its stored rank (level 2 sets ranks after this).
   INSERT INTO health_store.rollup_source AS t (person, type, day, source, rule, per_source_winner, metric, unit, total, rank, agg)
