@@ -279,11 +279,12 @@ DECLARE
   v_held_sources text[];
   v_types        text[];
   v_sources      text[];
+  v_top          integer;
 BEGIN
-  -- The person's pairs read alone, compared with the batch's in memory, inserted only when new
-  -- (most batches bring none). On Citus a batch's rows beside the distributed table, or an
-  -- insert of nothing, each cost 15–20 ms a batch.
-  SELECT array_agg(k.type), array_agg(k.source) INTO v_held_types, v_held_sources
+  -- The person's pairs (and highest number) read once, compared with the batch's in memory,
+  -- inserted only when new (most batches bring none). On Citus a batch's rows beside the
+  -- distributed table, or an insert of nothing, each cost 15–20 ms a batch.
+  SELECT array_agg(k.type), array_agg(k.source), max(k.series) INTO v_held_types, v_held_sources, v_top
   FROM health_store.series k WHERE k.person = p_person;
   SELECT array_agg(n.type ORDER BY n.type COLLATE "C", n.source COLLATE "C"),
          array_agg(n.source ORDER BY n.type COLLATE "C", n.source COLLATE "C")
@@ -294,9 +295,8 @@ BEGIN
     RETURN;
   END IF;
   INSERT INTO health_store.series (person, series, type, source)
-  SELECT p_person, coalesce(m.top, 0) + n.ord, n.type, n.source
-  FROM unnest(v_types, v_sources) WITH ORDINALITY AS n (type, source, ord)
-  CROSS JOIN (SELECT max(k.series) AS top FROM health_store.series k WHERE k.person = p_person) m;
+  SELECT p_person, coalesce(v_top, 0) + n.ord, n.type, n.source
+  FROM unnest(v_types, v_sources) WITH ORDINALITY AS n (type, source, ord);
 END
 $$;
 
