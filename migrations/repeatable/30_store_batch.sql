@@ -135,78 +135,68 @@ COMMENT ON FUNCTION health_store.sample_action(boolean, boolean, boolean, health
 -- (health_store.is_bucket) has none and is none. Twins are looked for only where there can be
 -- any (p_look, and for an imported record only from where the person's pushed samples begin,
 -- p_pushed_from). It reads the samples, so it is PL/pgSQL (a SQL function that reads a table
--- cannot be planned by Citus) and its caller's statement does nothing else (docs/scaling.md).
--- The rows come back as one array, aggregated in the statement that makes them: returned as a
--- set (RETURN QUERY), they went through a tuplestore and were read back into the caller's array,
--- 1.3 ms more a 1000-sample batch (measured in serve; docs/architecture.md).
+-- cannot be planned by Citus).
+--
+-- Three steps, each statement reading at most the person's tables beside a list
+-- (docs/scaling.md): the held copies of the batch's uuids, by the primary key; the batch typed
+-- and met with them, which reads no table (on Citus it is not deparsed and sent on with the
+-- batch's JSON: measured); and, where twins can be, the twins of the typed rows. The rows come
+-- back as one array, aggregated in the statement that makes them: returned as a set (RETURN
+-- QUERY), they went through a tuplestore and were read back into the caller's array, 1.3 ms
+-- more a 1000-sample batch (measured in serve; docs/architecture.md).
 DROP FUNCTION IF EXISTS health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean);
 CREATE FUNCTION health_store.incoming_samples(p_person text, p_samples jsonb, p_tz text,
                                               p_origin health_store.sample_origin,
                                               p_pushed_from timestamptz, p_look boolean)
 RETURNS health_store.incoming_sample[]
 LANGUAGE plpgsql STABLE
+-- The typed rows meet the held ones by a hash of their uuids: the planner, which cannot know
+-- how many rows a batch or its held copies have, would otherwise compare every pair (measured:
+-- 1,000 × 1,000 comparisons, 110 ms for a batch sent again). Its laterals are nested loops
+-- whatever this says. (Never JIT-compiled: the cost the planner gives a plan without nested
+-- loops makes it look dear enough to compile, which took longer than running it: measured.)
+SET enable_nestloop = off
+SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
   v_types text[];
   v_kinds text[];
   v_rules text[];
+  v_uuids uuid[];
+  v_held  health_store.held_sample[];
   v_rows  health_store.incoming_sample[];
 BEGIN
   SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule) INTO v_types, v_kinds, v_rules FROM health_store.catalog c;
+  -- The held row of each uuid with its series (validated by the caller: every uuid casts).
+  v_uuids := ARRAY(SELECT (e->>'uuid')::uuid FROM jsonb_array_elements(p_samples) e);
+  SELECT array_agg(ROW(r.uuid, r.origin, r.day, k.type, k.source, r.grp, r.kind, r.start_at, r.end_at, r.start_offset,
+         r.end_offset, r.value, r.unit, r.category_name, r.activity_type, r.activity_name, r.duration_s, r.distance_m,
+         r.energy_kcal, r.id, r.value_min, r.value_max, r.payload, r.context, r.created_s, x.members,
+         k.type IN (SELECT tt.type FROM health_store.total_types tt), r.deleted_at IS NOT NULL)::health_store.held_sample)
+  INTO v_held
+  FROM health_store.sample_rows r
+  -- Its series by the key (a hash of all the person's series per sample: measured).
+  CROSS JOIN LATERAL (SELECT k.type, k.source FROM health_store.series k
+                      WHERE k.person = p_person AND k.series = r.series LIMIT 1) k
+  -- Its export context, if it names one (an imported record), by the key.
+  LEFT JOIN LATERAL (SELECT x.members FROM health_store.export_contexts x
+                     WHERE r.context IS NOT NULL AND x.person = p_person AND x.context = r.context LIMIT 1) x ON true
+  WHERE r.person = p_person
+    AND r.uuid = ANY (v_uuids);
+
   SELECT array_agg(ROW(t.uuid, t.type, t.source, t.grp, t.kind, t.start_at, t.end_at, t.start_offset, t.end_offset, t.day, t.value,
          t.unit, t.category_name, t.activity_type, t.activity_name, t.duration_s, t.distance_m, t.energy_kcal, t.id,
          t.payload, t.rule = 'total',
          o.uuid IS NOT NULL,
          c.changed,
-         o.origin, o.day, o.type, o.source, o.start_at, o.end_at, o.is_total, o.deleted_at IS NOT NULL,
-         w.twins, w.sources,
-         health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted_at IS NOT NULL, p_origin, o.origin,
-                                    w.matches IS NOT NULL),
-         t.value_min, t.value_max, w.matches, t.context, t.context_members, t.created_s)::health_store.incoming_sample)
+         o.origin, o.day, o.type, o.source, o.start_at, o.end_at, o.is_total, coalesce(o.deleted, false),
+         NULL, NULL,
+         health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted, p_origin, o.origin, false),
+         t.value_min, t.value_max, NULL, t.context, t.context_members, t.created_s)::health_store.incoming_sample)
   INTO v_rows
   FROM health_store.typed_samples(p_samples, p_tz, p_origin, v_types, v_kinds, v_rules) t
-  -- Twins of the same type, any source, by each series' start index (OFFSET 0 keeps the probe a
-  -- probe, whatever the statistics say); looked for only where there can be any: p_look outside
-  -- the aggregate, so that without it nothing below runs per sample (inside, every sample paid
-  -- for an aggregate of nothing: 1.6 ms a 1000-sample batch); the sample's own conditions
-  -- inside. The sources are the names an export and a pushed sample give each other (write_twins).
-  LEFT JOIN LATERAL (SELECT q.* FROM (
-    SELECT array_agg(h.uuid ORDER BY h.uuid)
-             FILTER (WHERE health_store.origin_rank(h.origin) < health_store.origin_rank(p_origin)) AS twins,
-           array_agg(h.uuid ORDER BY h.uuid)
-             FILTER (WHERE health_store.origin_rank(h.origin) > health_store.origin_rank(p_origin)) AS matches,
-           array_agg(k.source ORDER BY h.uuid)
-             FILTER (WHERE 'export' IN (h.origin, p_origin) AND 'hae' NOT IN (h.origin, p_origin)) AS sources
-    FROM health_store.series k
-    CROSS JOIN LATERAL (
-      SELECT h.uuid, h.origin FROM health_store.sample_rows h
-      WHERE h.person = p_person AND h.series = k.series
-        AND h.origin <> p_origin AND NOT (h.origin IN ('healthd', 'stridee') AND p_origin IN ('healthd', 'stridee'))
-        AND NOT health_store.is_bucket(h.origin, h.payload)
-        AND health_store.is_twin(h.start_at, health_store.twin_end(h.origin, h.kind, h.end_at), h.value, h.payload->'value',
-                                 t.start_at, health_store.twin_end(p_origin, t.kind, t.end_at), t.value, t.sent->'value')
-      OFFSET 0) h
-    WHERE (p_origin <> 'export' OR t.start_at > p_pushed_from - interval '1 second')
-      AND NOT health_store.is_bucket(p_origin, t.sent)
-      AND k.person = p_person AND k.type = t.type
-  ) q WHERE p_look) AS w ON true
-  -- One primary-key probe per sample (a LATERAL with LIMIT stays a probe: joined as a table, a
-  -- planner without statistics yet scanned every row of the person for each sample), the held
-  -- row with its series.
-  LEFT JOIN LATERAL (
-    SELECT r.*, k.type, k.source, k.type IN (SELECT tt.type FROM health_store.total_types tt) AS is_total,
-           x.members
-    FROM health_store.sample_rows r
-    -- Its series by the key, alike (a hash of all the person's series per sample: measured).
-    CROSS JOIN LATERAL (SELECT k.type, k.source FROM health_store.series k
-                        WHERE k.person = p_person AND k.series = r.series LIMIT 1) k
-    -- Its export context, if it names one (an imported record), by the key.
-    LEFT JOIN LATERAL (SELECT x.members FROM health_store.export_contexts x
-                       WHERE r.context IS NOT NULL AND x.person = p_person AND x.context = r.context LIMIT 1) x ON true
-    WHERE r.person = p_person AND r.uuid = t.uuid
-    LIMIT 1
-  ) AS o ON true
+  LEFT JOIN unnest(v_held) o ON o.uuid = t.uuid
   -- Changed: the same stored columns and payload are the same sample again (compacting is a
   -- function of the sample); otherwise the held copy as sent is rebuilt and compared with the
   -- sample as sent (an imported record's rebuilt too: the mapping sent parts of it apart), so a
@@ -232,12 +222,63 @@ BEGIN
                                                          t.distance_m, t.energy_kcal, t.value_min, t.value_max, t.payload,
                                                          t.context_members, t.created_s) END END AS changed
   ) c;
+  IF p_look THEN
+    v_rows := health_store.with_twins(p_person, v_rows, p_origin, p_pushed_from);
+  END IF;
   RETURN coalesce(v_rows, '{}');
 END
 $$;
 
 COMMENT ON FUNCTION health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean) IS
   'The samples of a batch of one person as the write path writes them: typed rows, the held copy of each uuid (and whether it differs), the held twins of another way in each one is (matches) and those it replaces (twins).';
+
+-- The rows of incoming_samples with their twins (see there), by each series' start index (OFFSET
+-- 0 keeps the probe a probe, whatever the statistics say); looked for only where there can be
+-- any: an imported record only from where the person's pushed samples begin (p_pushed_from), no
+-- summarized Health Auto Export bucket. A row's value as sent is its payload's where it has no
+-- typed value (compact_payload keeps it then), which is all is_twin reads of it; the payload
+-- keeps haeBucket. The sources are the names an export and a pushed sample give each other
+-- (write_twins). A row with twins or matches is given them and its action again (the rest of it
+-- as it is: jsonb_populate_record over the row); one with neither is left as it is.
+CREATE OR REPLACE FUNCTION health_store.with_twins(p_person text, p_rows health_store.incoming_sample[],
+                                                   p_origin health_store.sample_origin, p_pushed_from timestamptz)
+RETURNS health_store.incoming_sample[]
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN ARRAY(
+    SELECT CASE WHEN w.twins IS NULL AND w.matches IS NULL THEN t
+                ELSE jsonb_populate_record(t, jsonb_build_object(
+                       'twins', w.twins, 'matches', w.matches, 'twin_sources', w.sources,
+                       'action', health_store.sample_action(t.held, t.changed, t.old_deleted, p_origin, t.old_origin,
+                                                            w.matches IS NOT NULL))) END
+    FROM unnest(p_rows) t
+    CROSS JOIN LATERAL (
+      SELECT array_agg(h.uuid ORDER BY h.uuid)
+               FILTER (WHERE health_store.origin_rank(h.origin) < health_store.origin_rank(p_origin)) AS twins,
+             array_agg(h.uuid ORDER BY h.uuid)
+               FILTER (WHERE health_store.origin_rank(h.origin) > health_store.origin_rank(p_origin)) AS matches,
+             array_agg(k.source ORDER BY h.uuid)
+               FILTER (WHERE 'export' IN (h.origin, p_origin) AND 'hae' NOT IN (h.origin, p_origin)) AS sources
+      FROM health_store.series k
+      CROSS JOIN LATERAL (
+        SELECT h.uuid, h.origin FROM health_store.sample_rows h
+        WHERE h.person = p_person AND h.series = k.series
+          AND h.origin <> p_origin AND NOT (h.origin IN ('healthd', 'stridee') AND p_origin IN ('healthd', 'stridee'))
+          AND NOT health_store.is_bucket(h.origin, h.payload)
+          AND health_store.is_twin(h.start_at, health_store.twin_end(h.origin, h.kind, h.end_at), h.value, h.payload->'value',
+                                   t.start_at, health_store.twin_end(p_origin, t.kind, t.end_at), t.value, t.payload->'value')
+        OFFSET 0) h
+      WHERE (p_origin <> 'export' OR t.start_at > p_pushed_from - interval '1 second')
+        AND NOT health_store.is_bucket(p_origin, t.payload)
+        AND k.person = p_person AND k.type = t.type
+    ) w);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.with_twins(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz) IS
+  'The rows of incoming_samples given their held twins of another way in: matches (a way in that wins: the sample is them) and twins (a way in it wins over: it replaces them), with their sources and the action again.';
 
 -- Whether a person can hold twins of samples arriving from p_origin, by probes that cost next
 -- to nothing: a pushed sample's (healthd, Stridee) are imported records and Health Auto Export's
@@ -828,6 +869,7 @@ COMMENT ON FUNCTION health_store.store_batch(text, health_store.delivery_origin,
 REVOKE EXECUTE ON FUNCTION
   health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]),
   health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean),
+  health_store.with_twins(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz),
   health_store.may_hold_twins(text, health_store.sample_origin),
   health_store.changes_plus(health_store.sample_changes, health_store.sample_changes),
   health_store.changes_of_written(health_store.incoming_sample[], health_store.sample_changes),
