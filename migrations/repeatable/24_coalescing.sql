@@ -259,9 +259,10 @@ SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_looked  health_store.span[];
-  v_decided health_store.covering[];
-  v_flipped health_store.rollup_key[];
+  v_looked     health_store.span[];
+  v_decided    health_store.covering[];
+  v_uuids      uuid[];
+  v_flipped    health_store.rollup_key[];
 BEGIN
   IF coalesce(cardinality(p_spans), 0) = 0 THEN
     RETURN NULL;
@@ -274,37 +275,43 @@ BEGIN
   END IF;
 
   -- The samples near those spans, decided in a statement of their own (coverings_near reads
-  -- the tables), then written.
+  -- the tables), then written, each write a statement of its own and only when it has rows
+  -- (writable CTEs beside reads ran as subplans through intermediate results on Citus).
   v_decided := ARRAY(SELECT n FROM health_store.coverings_near(p_person, v_looked) n);
+  IF cardinality(v_decided) = 0 THEN
+    RETURN NULL;
+  END IF;
 
-  WITH decided AS (
-    SELECT d.*, health_store.parts_add_up(d.value, d.parts, d.parts_total) AS coalescing FROM unnest(v_decided) d
-  ),
-  kept AS (
+  IF EXISTS (SELECT 1 FROM unnest(v_decided) d WHERE d.parts >= 2) THEN
     INSERT INTO health_store.coverings AS c (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
-    SELECT p_person, d.uuid, d.type, d.source, d.start_at, d.end_at, d.parts, d.parts_total, NOT d.coalescing
-    FROM decided d WHERE d.parts >= 2
+    SELECT p_person, d.uuid, d.type, d.source, d.start_at, d.end_at, d.parts, d.parts_total,
+           NOT health_store.parts_add_up(d.value, d.parts, d.parts_total)
+    FROM unnest(v_decided) d
+    WHERE d.parts >= 2
     ON CONFLICT (person, uuid) DO UPDATE SET
       type = excluded.type, source = excluded.source, start_at = excluded.start_at, end_at = excluded.end_at,
       parts = excluded.parts, parts_total = excluded.parts_total, counted = excluded.counted
     WHERE (c.type, c.source, c.start_at, c.end_at, c.parts, c.parts_total, c.counted)
           IS DISTINCT FROM (excluded.type, excluded.source, excluded.start_at, excluded.end_at, excluded.parts,
-                            excluded.parts_total, excluded.counted)
-  ),
-  dropped AS (
-    DELETE FROM health_store.coverings c USING decided d
-    WHERE c.person = p_person AND c.uuid = d.uuid AND d.parts < 2
-  ),
-  flipped AS (
-    -- The uuids as a list reach the primary key whatever the statistics say (joined alone, a
-    -- planner that thinks the person has few samples hashes all of them).
-    UPDATE health_store.sample_rows s SET coalesced = d.coalescing
-    FROM decided d
-    WHERE s.person = p_person AND s.uuid = ANY (ARRAY(SELECT x.uuid FROM unnest(v_decided) x))
-      AND s.uuid = d.uuid AND s.coalesced IS DISTINCT FROM d.coalescing
-    RETURNING s.day, d.type, d.source
-  )
-  SELECT array_agg(ROW(f.day, f.type, f.source)::health_store.rollup_key) INTO v_flipped FROM flipped f;
+                            excluded.parts_total, excluded.counted);
+  END IF;
+  IF EXISTS (SELECT 1 FROM unnest(v_decided) d WHERE d.parts < 2) THEN
+    DELETE FROM health_store.coverings c
+    WHERE c.person = p_person AND c.uuid = ANY (ARRAY(SELECT d.uuid FROM unnest(v_decided) d WHERE d.parts < 2));
+  END IF;
+
+  -- The samples whose flag changes, read and then flipped by the uuids as a list (a list
+  -- reaches the primary key whatever the statistics say: joined alone, a planner that thinks
+  -- the person has few samples hashes all of them).
+  SELECT array_agg(s.uuid), array_agg(ROW(s.day, d.type, d.source)::health_store.rollup_key) INTO v_uuids, v_flipped
+  FROM health_store.sample_rows s
+  JOIN unnest(v_decided) d ON d.uuid = s.uuid
+  WHERE s.person = p_person AND s.uuid = ANY (ARRAY(SELECT x.uuid FROM unnest(v_decided) x))
+    AND s.coalesced IS DISTINCT FROM health_store.parts_add_up(d.value, d.parts, d.parts_total);
+  IF v_uuids IS NOT NULL THEN
+    UPDATE health_store.sample_rows s SET coalesced = NOT s.coalesced
+    WHERE s.person = p_person AND s.uuid = ANY (v_uuids);
+  END IF;
   RETURN v_flipped;
 END
 $$;
