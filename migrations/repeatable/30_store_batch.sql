@@ -172,10 +172,10 @@ BEGIN
   SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule) INTO v_types, v_kinds, v_rules FROM health_store.catalog c;
   -- The held row of each uuid with its series (validated by the caller: every uuid casts).
   v_uuids := ARRAY(SELECT (e->>'uuid')::uuid FROM jsonb_array_elements(p_samples) e);
-  SELECT array_agg(ROW(r.uuid, r.origin, r.day, k.type, k.source, r.grp, r.kind, r.start_at, r.end_at, r.start_offset,
-         r.end_offset, r.value, r.unit, r.category_name, r.activity_type, r.activity_name, r.duration_s, r.distance_m,
-         r.energy_kcal, r.id, r.value_min, r.value_max, r.payload, r.context, r.created_s, x.members,
-         k.type IN (SELECT tt.type FROM health_store.total_types tt), r.deleted_at IS NOT NULL)::health_store.held_sample)
+  SELECT array_agg(ROW(r.uuid, r.origin, r.day, k.type IN (SELECT tt.type FROM health_store.total_types tt),
+         r.deleted_at IS NOT NULL, k.type, k.source, r.grp, r.kind, r.id, r.start_at, r.end_at, r.start_offset,
+         r.end_offset, r.value, r.unit, r.category_name, r.value_min, r.value_max, r.activity_type, r.activity_name,
+         r.duration_s, r.distance_m, r.energy_kcal, r.payload, r.context, x.members, r.created_s)::health_store.held_sample)
   INTO v_held
   FROM health_store.sample_rows r
   -- Its series by the key (a hash of all the person's series per sample: measured).
