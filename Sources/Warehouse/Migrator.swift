@@ -25,6 +25,13 @@ public struct Migration: Sendable, Equatable {
         return Migration(fileName: file.name, bytes: Array(data))
     }
 
+    /// The newest versioned migration compiled in, four digits at least (`0061`, `0100`): the
+    /// schema this build brings (`health_warehouse_build_info`).
+    public static let embeddedSchema: String = {
+        let digits = String(embedded.compactMap(\.version).max() ?? 0)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }()
+
     /// Prefix of a repeatable file's path under `migrations/`.
     static let repeatableFolder = "repeatable/"
 

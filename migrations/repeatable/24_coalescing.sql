@@ -259,10 +259,12 @@ SET jit = off
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-  v_looked     health_store.span[];
-  v_decided    health_store.covering[];
-  v_uuids      uuid[];
-  v_flipped    health_store.rollup_key[];
+  v_looked  health_store.span[];
+  v_decided health_store.covering[];
+  v_kept    boolean;
+  v_dropped boolean;
+  v_uuids   uuid[];
+  v_flipped health_store.rollup_key[];
 BEGIN
   IF coalesce(cardinality(p_spans), 0) = 0 THEN
     RETURN NULL;
@@ -278,11 +280,12 @@ BEGIN
   -- the tables), then written, each write a statement of its own and only when it has rows
   -- (writable CTEs beside reads ran as subplans through intermediate results on Citus).
   v_decided := ARRAY(SELECT n FROM health_store.coverings_near(p_person, v_looked) n);
-  IF cardinality(v_decided) = 0 THEN
+  SELECT bool_or(d.parts >= 2), bool_or(d.parts < 2) INTO v_kept, v_dropped FROM unnest(v_decided) d;
+  IF v_kept IS NULL THEN
     RETURN NULL;
   END IF;
 
-  IF EXISTS (SELECT 1 FROM unnest(v_decided) d WHERE d.parts >= 2) THEN
+  IF v_kept THEN
     INSERT INTO health_store.coverings AS c (person, uuid, type, source, start_at, end_at, parts, parts_total, counted)
     SELECT p_person, d.uuid, d.type, d.source, d.start_at, d.end_at, d.parts, d.parts_total,
            NOT health_store.parts_add_up(d.value, d.parts, d.parts_total)
@@ -295,7 +298,7 @@ BEGIN
           IS DISTINCT FROM (excluded.type, excluded.source, excluded.start_at, excluded.end_at, excluded.parts,
                             excluded.parts_total, excluded.counted);
   END IF;
-  IF EXISTS (SELECT 1 FROM unnest(v_decided) d WHERE d.parts < 2) THEN
+  IF v_dropped THEN
     DELETE FROM health_store.coverings c
     WHERE c.person = p_person AND c.uuid = ANY (ARRAY(SELECT d.uuid FROM unnest(v_decided) d WHERE d.parts < 2));
   END IF;
