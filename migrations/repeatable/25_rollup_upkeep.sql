@@ -49,10 +49,15 @@ BEGIN
   FROM health_store.calc_day_type v
   WHERE v.person = p_person AND v.type = ANY (v_types) AND v.day = ANY (v_days);
 
-  -- A pair left without level 1 rows has no data any more: no row.
-  DELETE FROM health_store.rollup_day_type d
-  WHERE d.person = p_person AND d.type = ANY (v_types) AND d.day = ANY (v_days)
-    AND NOT EXISTS (SELECT 1 FROM unnest(v_pairs) x WHERE x.type = d.type AND x.day = d.day);
+  -- A pair left without level 1 rows has no data any more: no row. Only a pair asked for can
+  -- have lost its last level 1 row (no other pair's level 1 changed), so when every pair asked
+  -- came back there is nothing to delete (most batches: they only added samples).
+  IF EXISTS (SELECT 1 FROM unnest(p_keys) k
+             WHERE NOT EXISTS (SELECT 1 FROM unnest(v_pairs) x WHERE x.type = k.type AND x.day = k.day)) THEN
+    DELETE FROM health_store.rollup_day_type d
+    WHERE d.person = p_person AND d.type = ANY (v_types) AND d.day = ANY (v_days)
+      AND NOT EXISTS (SELECT 1 FROM unnest(v_pairs) x WHERE x.type = d.type AND x.day = d.day);
+  END IF;
 
   INSERT INTO health_store.rollup_day_type AS t
   SELECT x.* FROM unnest(v_pairs) x
@@ -73,19 +78,25 @@ BEGIN
   -- Unchanged rows are not rewritten.
   WHERE (t.*) IS DISTINCT FROM (excluded.*);
 
-  -- Each source's rank (rules total and sleep), from the day's ranking just computed.
-  UPDATE health_store.rollup_source r SET rank = array_position(x.ranked_sources, r.source)
-  FROM unnest(v_pairs) x
-  WHERE x.per_source_winner AND r.person = p_person AND r.type = x.type AND r.day = x.day
-    AND r.rank IS DISTINCT FROM array_position(x.ranked_sources, r.source);
+  -- Each source's rank (rules total and sleep), from the day's ranking just computed; none to
+  -- set where no pair ranks its sources (readings, latest values, workouts).
+  IF EXISTS (SELECT 1 FROM unnest(v_pairs) x WHERE x.per_source_winner) THEN
+    UPDATE health_store.rollup_source r SET rank = array_position(x.ranked_sources, r.source)
+    FROM unnest(v_pairs) x
+    WHERE x.per_source_winner AND r.person = p_person AND r.type = x.type AND r.day = x.day
+      AND r.rank IS DISTINCT FROM array_position(x.ranked_sources, r.source);
+  END IF;
 
   SELECT array_agg(ROW(v.*)::health_store.rollup_day) INTO v_summary
   FROM health_store.calc_day v
   WHERE v.person = p_person AND v.day = ANY (v_days);
 
-  DELETE FROM health_store.rollup_day d
-  WHERE d.person = p_person AND d.day = ANY (v_days)
-    AND NOT EXISTS (SELECT 1 FROM unnest(v_summary) x WHERE x.day = d.day);
+  -- A day left without pairs: no row (a summary row per day that has any; the days are distinct).
+  IF coalesce(cardinality(v_summary), 0) < cardinality(v_days) THEN
+    DELETE FROM health_store.rollup_day d
+    WHERE d.person = p_person AND d.day = ANY (v_days)
+      AND NOT EXISTS (SELECT 1 FROM unnest(v_summary) x WHERE x.day = d.day);
+  END IF;
 
   INSERT INTO health_store.rollup_day AS t
   SELECT x.* FROM unnest(v_summary) x
