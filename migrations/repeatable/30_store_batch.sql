@@ -494,39 +494,44 @@ COMMENT ON FUNCTION health_store.write_samples(text, health_store.incoming_sampl
 -- What a batch's writes changed, from its rows (sample_action) and what its twins changed: keys
 -- a replaced row left or joined and a revived one joined are recomputed, every other key merges
 -- its inserted samples; spans of rule total written, old ones of replaced rows too; the latest
--- end inserted; whether the newest end may have moved back.
+-- end inserted; whether the newest end may have moved back. PL/pgSQL, so that its plan is kept
+-- for the session: a SQL function with a pinned search_path is planned again at every call
+-- (0.36 ms of every batch).
 CREATE OR REPLACE FUNCTION health_store.changes_of_written(p_rows health_store.incoming_sample[],
                                                            p_twins health_store.sample_changes)
 RETURNS health_store.sample_changes
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-  WITH typed AS (SELECT r.* FROM unnest(p_rows) r),
-  recompute AS (
-    SELECT k.day, k.type, k.source FROM unnest(p_twins.keys) k
-    UNION SELECT x.day, x.type, x.source FROM typed x WHERE x.action IN ('replace', 'revive')
-    UNION SELECT x.old_day, x.old_type, x.old_source FROM typed x WHERE x.action = 'replace'
-  ),
-  spans AS (
-    SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(p_twins.spans) s
-    UNION ALL SELECT x.type, x.source, x.start_at, x.end_at FROM typed x WHERE x.action <> 'none' AND x.is_total
-    UNION ALL SELECT x.old_type, x.old_source, x.old_start_at, x.old_end_at FROM typed x WHERE x.action = 'replace' AND x.old_is_total
-  )
-  SELECT ROW(
-    (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
-    (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
-     FROM (SELECT x.day, x.type, x.source,
-                  array_agg(health_store.sample_facts_of(x.kind, x.value, x.start_at, x.end_at, x.uuid, x.activity_type,
-                                                         x.duration_s, x.distance_m, x.energy_kcal, x.value_min,
-                                                         x.value_max)) AS samples
-           FROM typed x
-           WHERE x.action = 'insert'
-             AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = x.day AND r.type = x.type AND r.source = x.source)
-           GROUP BY x.day, x.type, x.source) g),
-    (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
-    greatest(p_twins.newest, (SELECT max(x.end_at) FROM typed x WHERE x.action = 'insert')),
-    coalesce(p_twins.newest_may_fall, false) OR EXISTS (SELECT 1 FROM typed x WHERE x.action IN ('replace', 'revive'))
-  )::health_store.sample_changes
+BEGIN
+  RETURN (
+    WITH typed AS (SELECT r.* FROM unnest(p_rows) r),
+    recompute AS (
+      SELECT k.day, k.type, k.source FROM unnest(p_twins.keys) k
+      UNION SELECT x.day, x.type, x.source FROM typed x WHERE x.action IN ('replace', 'revive')
+      UNION SELECT x.old_day, x.old_type, x.old_source FROM typed x WHERE x.action = 'replace'
+    ),
+    spans AS (
+      SELECT s.type, s.source, s.start_at, s.end_at FROM unnest(p_twins.spans) s
+      UNION ALL SELECT x.type, x.source, x.start_at, x.end_at FROM typed x WHERE x.action <> 'none' AND x.is_total
+      UNION ALL SELECT x.old_type, x.old_source, x.old_start_at, x.old_end_at FROM typed x WHERE x.action = 'replace' AND x.old_is_total
+    )
+    SELECT ROW(
+      (SELECT array_agg(ROW(r.day, r.type, r.source)::health_store.rollup_key) FROM recompute r),
+      (SELECT array_agg(ROW(g.day, g.type, g.source, g.samples)::health_store.added_samples)
+       FROM (SELECT x.day, x.type, x.source,
+                    array_agg(health_store.sample_facts_of(x.kind, x.value, x.start_at, x.end_at, x.uuid, x.activity_type,
+                                                           x.duration_s, x.distance_m, x.energy_kcal, x.value_min,
+                                                           x.value_max)) AS samples
+             FROM typed x
+             WHERE x.action = 'insert'
+               AND NOT EXISTS (SELECT 1 FROM recompute r WHERE r.day = x.day AND r.type = x.type AND r.source = x.source)
+             GROUP BY x.day, x.type, x.source) g),
+      (SELECT array_agg(ROW(s.type, s.source, s.start_at, s.end_at)::health_store.span) FROM spans s),
+      greatest(p_twins.newest, (SELECT max(x.end_at) FROM typed x WHERE x.action = 'insert')),
+      coalesce(p_twins.newest_may_fall, false) OR EXISTS (SELECT 1 FROM typed x WHERE x.action IN ('replace', 'revive'))
+    )::health_store.sample_changes);
+END
 $$;
 
 COMMENT ON FUNCTION health_store.changes_of_written(health_store.incoming_sample[], health_store.sample_changes) IS
