@@ -11,7 +11,7 @@ import Warehouse
 /// The views section of the benchmark; see docs/benchmarks.md ("Views").
 ///
 ///     health-warehouse-bench views [--samples N] [--database-url URL] [--runs N]
-///                                  [--upkeep-days N] [--skip-naive] [--skip-upkeep]
+///                                  [--upkeep-days N] [--skip-naive] [--skip-upkeep] [--against REV]
 ///                                  [--durability default|fast]
 ///
 /// Loads ~N realistic samples of a phone-and-watch user into a throwaway database, rebuilds
@@ -31,6 +31,7 @@ func runViewsBenchmark(_ arguments: [String], durability: ClusterDurability) thr
         case "--upkeep-days": options.upkeepDays = try reader.number()
         case "--skip-naive": options.naive = false
         case "--skip-upkeep": options.upkeep = false
+        case "--against": options.against = try reader.value()
         case "-h", "--help":
             ViewsBenchmark.say(ViewsBenchmark.usage)
             return
@@ -38,7 +39,9 @@ func runViewsBenchmark(_ arguments: [String], durability: ClusterDurability) thr
             throw reader.failure("unknown option \(option)")
         }
     }
-    try ViewsBenchmark(options: options).run()
+    // Built first: a build of another commit takes minutes, and fails before anything is loaded.
+    let against = try options.against.map { try AgainstBuild.build($0) }
+    try ViewsBenchmark(options: options, against: against).run()
 }
 
 /// The views benchmark: state and steps. Everything is namespaced here because the benchmark
@@ -46,12 +49,13 @@ func runViewsBenchmark(_ arguments: [String], durability: ClusterDurability) thr
 struct ViewsBenchmark {
     static let usage = """
         usage: health-warehouse-bench views [--samples N] [--database-url URL] [--runs N]
-                                            [--upkeep-days N] [--skip-naive] [--skip-upkeep]
+                                            [--upkeep-days N] [--skip-naive] [--skip-upkeep] [--against REV]
                                             [--durability default|fast]
           --samples N        samples to load for the timed person (default 10000000, ~9 years)
           --database-url U   a server to use (needs CREATEDB); default: a throwaway cluster
           --runs N           timed runs per query, after two warm-up runs (default 9; naive: 3)
           --upkeep-days N    days of DemoGenerator's user sent as 1000-sample batches for the upkeep test (default 100)
+          --against REV      the upkeep of another commit too (built in a temporary folder), its batches in turn with this build's
         """
 
     struct Options {
@@ -61,11 +65,15 @@ struct ViewsBenchmark {
         var upkeepDays = 100
         var naive = true
         var upkeep = true
+        /// A commit whose upkeep is measured beside this build's (`--against REV`).
+        var against: String?
         /// The throwaway cluster's durability (`--durability`, read by main.swift).
         var durability = ClusterDurability.default
     }
 
     let options: Options
+    /// The build of `options.against`, made before the run.
+    var against: AgainstBuild.Built? = nil
     static let person = "bench"
 
     /// What the samples cost the disk, in bytes: health_store.sample_rows with its indexes, and
@@ -403,77 +411,137 @@ struct ViewsBenchmark {
         return out
     }
 
-    /// Stores the batches into two fresh databases, with and without the rollup refresh.
+    /// Stores the batches into two fresh databases, with and without the rollup refresh — and,
+    /// with `--against REV`, into two more migrated by that commit's build, every batch of both
+    /// builds in turn, so the two upkeeps are measured over the same minutes of the machine.
     func upkeep(_ databases: Databases, label: String, batches: [[UInt8]], days: Int, lastDay: String) throws {
-        let with = try PostgresConnection(connectionString: try databases.fresh("upkeep_with"))
-        let without = try PostgresConnection(connectionString: try databases.fresh("upkeep_without"))
-        defer { with.close(); without.close() }
-        // store_batch's refresh (refresh_batch_rollups) does nothing there.
-        try without.query("""
-            CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_keys health_store.rollup_key[],
-                                                                          p_added health_store.added_samples[])
-            RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
-            """)
-        // Nor does the coalescing check around the written spans (24_coalescing.sql): it is
-        // rollup upkeep too, since it decides what the totals count.
-        try without.query("""
-            CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_spans health_store.span[])
-            RETURNS health_store.rollup_key[] LANGUAGE sql AS $$ SELECT NULL::health_store.rollup_key[] $$
-            """)
-        for c in [with, without] { try c.query("SELECT health.set_time_zone('u', $1)", [Self.zone]) }
-
-        // The server backend's own CPU time, from /proc/<pid>/schedstat: on a shared machine
-        // it moves far less with other load than wall time does. (Only readable when the
-        // server runs here and /proc allows it; otherwise only wall time is reported.)
-        let pidWith = Int32(try with.query("SELECT pg_backend_pid()").first?[0] ?? "0") ?? 0
-        let pidWithout = Int32(try without.query("SELECT pg_backend_pid()").first?[0] ?? "0") ?? 0
-        let exportId = UUID().uuidString
-        var timeWith = 0.0, timeWithout = 0.0
-        var cpuWith = 0.0, cpuWithout = 0.0
-        var cpuKnown = Self.cpuSeconds(pid: pidWith) != nil && Self.cpuSeconds(pid: pidWithout) != nil
-        var perWith: [Double] = [], perWithout: [Double] = []
+        var sides = [try UpkeepSide(name: "this build", databases: databases, migratedBy: nil)]
+        if let against { sides.append(try UpkeepSide(name: against.short, databases: databases, migratedBy: against.binary)) }
+        defer { for side in sides { side.close() } }
         // What users run: a person with history. The first third of the batches is sent first,
-        // untimed, and both databases vacuumed and analyzed as autovacuum would have done by
+        // untimed, and the databases vacuumed and analyzed as autovacuum would have done by
         // then; the rest is timed. (Timed from an empty database, every statement was planned
         // for each batch while the tables had no statistics yet.)
         let history = batches.count / 3
+        let exportId = UUID().uuidString
         for (n, body) in batches.enumerated() {
-            if n == history {
-                for c in [with, without] { try c.query("VACUUM (ANALYZE)") }
-                timeWith = 0; timeWithout = 0; cpuWith = 0; cpuWithout = 0; perWith = []; perWithout = []
-            }
+            if n == history { for side in sides { try side.startTiming() } }
             let envelope = Envelope(exportId: exportId, generatedAt: "\(lastDay)T12:00:00.000+01:00", batchSequence: n + 1,
                                     isFinalBatch: n == batches.count - 1, basis: "window", windowStart: "2000-01-01T00:00:00.000Z",
                                     windowEnd: "2100-01-01T00:00:00.000Z", occasionStart: "\(lastDay)T11:00:00.000+01:00",
                                     occasionEnd: "\(lastDay)T12:00:00.000+01:00").jsonText
-            // Alternate which database goes first, so neither always meets a warmer cache.
-            let order = n % 2 == 0 ? [(with, true), (without, false)] : [(without, false), (with, true)]
-            for (c, isWith) in order {
-                let pid = isWith ? pidWith : pidWithout
-                let cpuBefore = cpuKnown ? Self.cpuSeconds(pid: pid) : nil
-                let started = ContinuousClock.now
-                try c.query("""
-                    SELECT * FROM health_store.store_batch('u', 'http', false, 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')),
-                                                         clock_timestamp(), false)
-                    """, [envelope, PostgresBinaryText(body)])
-                let ms = Self.seconds(ContinuousClock.now - started) * 1000
-                if isWith { timeWith += ms; perWith.append(ms) } else { timeWithout += ms; perWithout.append(ms) }
-                if let before = cpuBefore, let after = Self.cpuSeconds(pid: pid) {
-                    if isWith { cpuWith += after - before } else { cpuWithout += after - before }
-                } else {
-                    cpuKnown = false
-                }
+            // Alternate which database goes first, so none always meets a warmer cache.
+            var turns = sides.flatMap { side in [(side, true), (side, false)] }
+            if n % 2 == 1 { turns.reverse() }
+            for (side, isWith) in turns { try side.store(envelope: envelope, body: body, withRefresh: isWith) }
+        }
+        for side in sides {
+            let who = sides.count > 1 ? "\(label), \(side.name)" : label
+            ViewsBenchmark.say("upkeep, \(who): \(batches.count) batches (\(days) days; the first \(history) sent first, untimed), \(try side.summary())")
+        }
+        if sides.count == 2, let mine = sides[0].added, let theirs = sides[1].added {
+            ViewsBenchmark.say(String(format: "upkeep, %@: this build %+.1f%% against %@ %+.1f%% (%@), in the same run",
+                                      label, mine, sides[1].name, theirs, sides[0].cpuKnown && sides[1].cpuKnown ? "server CPU" : "wall"))
+        }
+    }
+
+    /// One build's two databases for the upkeep: one with the rollup refresh, one where it does
+    /// nothing; what each batch took in both.
+    final class UpkeepSide {
+        let name: String
+        let with: PostgresConnection
+        let without: PostgresConnection
+        private let pidWith: Int32
+        private let pidWithout: Int32
+        private(set) var cpuKnown: Bool
+        private var wall = (with: 0.0, without: 0.0)
+        private var cpu = (with: 0.0, without: 0.0)
+        private var perWith: [Double] = []
+        private var perWithout: [Double] = []
+
+        /// Fresh databases migrated by this build, or by the build at `migratedBy`.
+        init(name: String, databases: Databases, migratedBy binary: String?) throws {
+            self.name = name
+            with = try PostgresConnection(connectionString: try databases.fresh("upkeep_with", migratedBy: binary))
+            without = try PostgresConnection(connectionString: try databases.fresh("upkeep_without", migratedBy: binary))
+            try Self.switchOffRefresh(without, build: name)
+            for c in [with, without] { try c.query("SELECT health.set_time_zone('u', $1)", [ViewsBenchmark.zone]) }
+            // The server backend's own CPU time, from /proc/<pid>/schedstat: on a shared machine
+            // it moves far less with other load than wall time does. (Only readable when the
+            // server runs here and /proc allows it; otherwise only wall time is reported.)
+            pidWith = Int32(try with.query("SELECT pg_backend_pid()").first?[0] ?? "0") ?? 0
+            pidWithout = Int32(try without.query("SELECT pg_backend_pid()").first?[0] ?? "0") ?? 0
+            cpuKnown = ViewsBenchmark.cpuSeconds(pid: pidWith) != nil && ViewsBenchmark.cpuSeconds(pid: pidWithout) != nil
+        }
+
+        /// store_batch's refresh (refresh_batch_rollups) does nothing there, nor does the
+        /// coalescing check around the written spans (24_coalescing.sql): it is rollup upkeep
+        /// too, since it decides what the totals count. A build without either function (by
+        /// these signatures) cannot be measured this way: an error says so.
+        static func switchOffRefresh(_ c: PostgresConnection, build: String) throws {
+            let signatures = ["health_store.refresh_batch_rollups(text, health_store.rollup_key[], health_store.added_samples[])",
+                              "health_store.refresh_coverings(text, health_store.span[])"]
+            for signature in signatures where try c.query("SELECT to_regprocedure($1) IS NULL", [signature]).first?[0] == "t" {
+                throw BenchmarkError.usage("upkeep: \(build) has no \(signature) to switch off")
+            }
+            try c.query("""
+                CREATE OR REPLACE FUNCTION health_store.refresh_batch_rollups(p_person text, p_keys health_store.rollup_key[],
+                                                                              p_added health_store.added_samples[])
+                RETURNS void LANGUAGE plpgsql AS $$ BEGIN END $$
+                """)
+            try c.query("""
+                CREATE OR REPLACE FUNCTION health_store.refresh_coverings(p_person text, p_spans health_store.span[])
+                RETURNS health_store.rollup_key[] LANGUAGE sql AS $$ SELECT NULL::health_store.rollup_key[] $$
+                """)
+        }
+
+        /// The history is in: vacuum and analyze both databases, then time from zero.
+        func startTiming() throws {
+            for c in [with, without] { try c.query("VACUUM (ANALYZE)") }
+            wall = (0, 0); cpu = (0, 0); perWith = []; perWithout = []
+        }
+
+        /// One batch into one of the two databases, timed.
+        func store(envelope: String, body: [UInt8], withRefresh: Bool) throws {
+            let c = withRefresh ? with : without
+            let pid = withRefresh ? pidWith : pidWithout
+            let cpuBefore = cpuKnown ? ViewsBenchmark.cpuSeconds(pid: pid) : nil
+            let started = ContinuousClock.now
+            try c.query("""
+                SELECT * FROM health_store.store_batch('u', 'http', false, 'json', NULL, $1::jsonb, $2::jsonb, '[]'::jsonb, sha256(convert_to($2, 'UTF8')),
+                                                     clock_timestamp(), false)
+                """, [envelope, PostgresBinaryText(body)])
+            let ms = ViewsBenchmark.seconds(ContinuousClock.now - started) * 1000
+            if withRefresh { wall.with += ms; perWith.append(ms) } else { wall.without += ms; perWithout.append(ms) }
+            if let before = cpuBefore, let after = ViewsBenchmark.cpuSeconds(pid: pid) {
+                if withRefresh { cpu.with += after - before } else { cpu.without += after - before }
+            } else {
+                cpuKnown = false
             }
         }
-        let drift = try with.query("SELECT count(*) FROM health_store.verify_rollups('u')").first?[0] ?? "?"
-        let added = (timeWith - timeWithout) / timeWithout * 100
-        perWith.sort(); perWithout.sort()
-        let cpu = cpuKnown
-            ? String(format: "; server CPU %.2f s vs %.2f s: %+.1f%%", cpuWith, cpuWithout, (cpuWith - cpuWithout) / cpuWithout * 100)
-            : ""
-        ViewsBenchmark.say(String(format: "upkeep, %@: %d batches (%d days; the first %d sent first, untimed), store_batch median %@ with the rollup refresh vs %@ without; wall total %.2f s vs %.2f s: %+.1f%%%@ (verify_rollups: %@ differences)",
-                     label, batches.count, days, history, Self.ms(perWith[perWith.count / 2]), Self.ms(perWithout[perWithout.count / 2]),
-                     timeWith / 1000, timeWithout / 1000, added, cpu, drift))
+
+        /// What the refresh added to a batch: server CPU where it could be read, else wall time.
+        var added: Double? {
+            let (a, b) = cpuKnown ? (cpu.with, cpu.without) : (wall.with / 1000, wall.without / 1000)
+            return b > 0 ? (a - b) / b * 100 : nil
+        }
+
+        /// The medians, wall totals, CPU totals and the rollups checked.
+        func summary() throws -> String {
+            let drift = try with.query("SELECT count(*) FROM health_store.verify_rollups('u')").first?[0] ?? "?"
+            let sortedWith = perWith.sorted(), sortedWithout = perWithout.sorted()
+            let cpuText = cpuKnown
+                ? String(format: "; server CPU %.2f s vs %.2f s: %+.1f%%", cpu.with, cpu.without, (cpu.with - cpu.without) / cpu.without * 100)
+                : ""
+            return String(format: "store_batch median %@ with the rollup refresh vs %@ without; wall total %.2f s vs %.2f s: %+.1f%%%@ (verify_rollups: %@ differences)",
+                          ViewsBenchmark.ms(sortedWith[sortedWith.count / 2]), ViewsBenchmark.ms(sortedWithout[sortedWithout.count / 2]),
+                          wall.with / 1000, wall.without / 1000, (wall.with - wall.without) / wall.without * 100, cpuText, drift)
+        }
+
+        func close() {
+            with.close()
+            without.close()
+        }
     }
 
     // MARK: - Helpers
@@ -517,19 +585,32 @@ struct ViewsBenchmark {
 
         var label: String { cluster.map { "throwaway cluster, \($0.durability.benchmarkLabel)" } ?? "server from --database-url" }
 
-        /// A new migrated database; its connection string.
-        func fresh(_ label: String) throws -> String {
-            if let cluster { return try cluster.freshDatabase(label: label).connectionString }
-            counter += 1
-            let name = "hw_bench_views_\(getpid())_\(counter)"
-            let admin = try PostgresConnection(connectionString: url!)
-            defer { admin.close() }
-            try admin.query("CREATE DATABASE \(name)")
-            made.append(name)
-            let target = try Self.with(url!, database: name)
-            let c = try PostgresConnection(connectionString: target)
-            defer { c.close() }
-            try Migrator().migrate(c)
+        /// A new database migrated by this build, or by the `health-warehouse` at `binary`
+        /// (`--against`); its connection string.
+        func fresh(_ label: String, migratedBy binary: String? = nil) throws -> String {
+            let target: String
+            if let cluster {
+                target = try cluster.freshDatabase(label: label, migrated: binary == nil).connectionString
+            } else {
+                counter += 1
+                let name = "hw_bench_views_\(getpid())_\(counter)"
+                let admin = try PostgresConnection(connectionString: url!)
+                defer { admin.close() }
+                try admin.query("CREATE DATABASE \(name)")
+                made.append(name)
+                target = try Self.with(url!, database: name)
+                if binary == nil {
+                    let c = try PostgresConnection(connectionString: target)
+                    defer { c.close() }
+                    try Migrator().migrate(c)
+                }
+            }
+            if let binary {
+                let migrated = try CLIProcess.runProgram(binary, ["migrate", "--database-url", target])
+                guard migrated.status == 0 else {
+                    throw BenchmarkError.usage("\(binary) migrate failed: \(migrated.stderr.suffix(800))")
+                }
+            }
             return target
         }
 
