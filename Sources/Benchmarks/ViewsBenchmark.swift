@@ -522,20 +522,23 @@ struct ViewsBenchmark {
 
         /// What the refresh added to a batch: server CPU where it could be read, else wall time.
         var added: Double? {
-            let (a, b) = cpuKnown ? (cpu.with, cpu.without) : (wall.with / 1000, wall.without / 1000)
-            return b > 0 ? (a - b) / b * 100 : nil
+            let (a, b) = cpuKnown ? cpu : wall
+            return b > 0 ? Self.percent(a, over: b) : nil
         }
+
+        /// How much more `a` is than `b`, in percent of `b`.
+        static func percent(_ a: Double, over b: Double) -> Double { (a - b) / b * 100 }
 
         /// The medians, wall totals, CPU totals and the rollups checked.
         func summary() throws -> String {
             let drift = try with.query("SELECT count(*) FROM health_store.verify_rollups('u')").first?[0] ?? "?"
             let sortedWith = perWith.sorted(), sortedWithout = perWithout.sorted()
             let cpuText = cpuKnown
-                ? String(format: "; server CPU %.2f s vs %.2f s: %+.1f%%", cpu.with, cpu.without, (cpu.with - cpu.without) / cpu.without * 100)
+                ? String(format: "; server CPU %.2f s vs %.2f s: %+.1f%%", cpu.with, cpu.without, Self.percent(cpu.with, over: cpu.without))
                 : ""
             return String(format: "store_batch median %@ with the rollup refresh vs %@ without; wall total %.2f s vs %.2f s: %+.1f%%%@ (verify_rollups: %@ differences)",
                           ViewsBenchmark.ms(sortedWith[sortedWith.count / 2]), ViewsBenchmark.ms(sortedWithout[sortedWithout.count / 2]),
-                          wall.with / 1000, wall.without / 1000, (wall.with - wall.without) / wall.without * 100, cpuText, drift)
+                          wall.with / 1000, wall.without / 1000, Self.percent(wall.with, over: wall.without), cpuText, drift)
         }
 
         func close() {
