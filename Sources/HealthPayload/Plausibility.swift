@@ -70,7 +70,6 @@ public enum Plausibility {
         ("HKQuantityTypeIdentifierHeight", .positive),
         ("HKQuantityTypeIdentifierBodyMassIndex", .positive),
         ("HKQuantityTypeIdentifierBodyFatPercentage", .fraction),
-        ("HKQuantityTypeIdentifierLeanBodyMass", .positive),
         ("HKQuantityTypeIdentifierOxygenSaturation", .fraction),
         ("HKQuantityTypeIdentifierRespiratoryRate", .nonNegative),
         ("HKQuantityTypeIdentifierVO2Max", .positive),

@@ -34,6 +34,8 @@ struct PlausibilityTests {
         ("HKQuantityTypeIdentifierOxygenSaturation", "1", nil),
         ("HKQuantityTypeIdentifierBodyMass", "0", "value 0 is outside the plausible range of HKQuantityTypeIdentifierBodyMass: > 0"),
         ("HKQuantityTypeIdentifierBodyTemperature", "-40", nil),
+        // A catalog type the contract gives no bound (§1: "a type with no row here has no bound").
+        ("HKQuantityTypeIdentifierLeanBodyMass", "-5", nil),
         ("HKQuantityTypeIdentifierSomethingNew", "-40", nil),
     ] as [(String, String, String?)])
     func healthdValues(type: String, value: String, reason: String?) throws {
