@@ -57,7 +57,7 @@ enum ReceiverOutcome {
         case .healthy:
             return .json(status: 200, #"{"database":"up"}"#)
         case .unhealthy:
-            return .json(status: 503, #"{"database":"down"}"#, headers: [("Retry-After", "60")])
+            return .json(status: 503, #"{"database":"down","error":"the database does not answer; retry later"}"#, headers: [("Retry-After", "60")])
         case .migrating:
             return .json(status: 503, #"{"database":"migrating","error":"the database is being migrated; retry later"}"#,
                          headers: [("Retry-After", "60")])

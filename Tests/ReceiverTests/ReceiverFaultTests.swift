@@ -29,7 +29,12 @@ struct ReceiverFaultTests {
             #expect(answer.status == 503)
             #expect(answer.header("Retry-After") == "60")
         }
-        #expect(try receiver.get("/healthz").status == 503)
+        let healthz = try receiver.get("/healthz")
+        #expect(healthz.status == 503)
+        #expect(healthz.header("Retry-After") == "60")
+        // §1: a failure's body is {"error": "…"}.
+        #expect((json(healthz)["error"] as? String)?.isEmpty == false)
+        #expect(json(healthz)["database"] as? String == "down")
 
         try cluster.start()
         #expect(try receiver.get("/healthz").status == 200)
