@@ -177,7 +177,9 @@ enum MHDCallbacks {
     static let collectHeader: MHD_KeyValueIterator = { cls, _, key, value in
         guard let cls, let key else { return .YES }
         let collector = Unmanaged<HeaderCollector>.fromOpaque(cls).takeUnretainedValue()
-        collector.fields.append((name: String(cString: key), value: value.map { String(cString: $0) } ?? ""))
+        // A field's value is what lies between its leading and trailing spaces and tabs (RFC 9110
+        // §5.5): `Bearer <token> ` is the credential `Bearer <token>`.
+        collector.fields.append((name: String(cString: key), value: value.map { trimmingSpaces(String(cString: $0)) } ?? ""))
         return .YES
     }
 

@@ -14,7 +14,7 @@ struct ReceiverCredentialTests {
             let token = try TokenStore(pool: pool).create(person: "alice", label: nil).token
             let body = try Bodies.fixture("contract-example.json")
             let wrong: [[(name: String, value: String)]] = [
-                [], [("Authorization", token)], [("Authorization", "bearer \(token)")], [("Authorization", "Bearer \(token) ")],
+                [], [("Authorization", token)], [("Authorization", "bearer \(token)")],
                 [("Authorization", "Bearer \(token)x")], [("Authorization", "Bearer  \(token)")], [("Authorization", "Bearer")],
                 [("X-Token", token)],
             ]
@@ -28,6 +28,10 @@ struct ReceiverCredentialTests {
             let right = try receiver.post(body, headers: [("Authorization", "Bearer \(token)")])
             #expect(right.status == 200)
             #expect(try counts(db, person: "alice").samples == 3)
+            // Spaces and tabs around a field's value are not part of it (RFC 9110 §5.5).
+            for padded in [" Bearer \(token) ", "Bearer \(token)\t", "\tBearer \(token)  "] {
+                #expect(try receiver.post(body, headers: [("Authorization", padded)]).status == 200, "\(Array(padded.utf8.prefix(2)))")
+            }
         }
     }
 
@@ -56,6 +60,8 @@ struct ReceiverCredentialTests {
             #expect(try receiver.post(body, headers: [("X-Health-Token", "Bearer \(token)")]).status == 401)
             #expect(try receiver.post(body, headers: [("Authorization", "Bearer \(token)")]).status == 401)
             #expect(try receiver.post(body, headers: [("x-health-token", token)]).status == 200)
+            #expect(try receiver.post(body, headers: [("X-Health-Token", token + " ")]).status == 200)
+            #expect(try receiver.post(body, headers: [("X-Health-Token", token + "x")]).status == 401)
             #expect(try counts(db, person: "bob").samples == 3)
         }
     }
