@@ -185,6 +185,8 @@ struct ComposeTests {
                 guard let run = text.range(of: "docker compose run "),
                       let range = text[run.upperBound...].range(of: " warehouse ") else { continue }
                 var words = text[range.upperBound...].split(separator: " ").map(String.init)
+                // In prose, the command ends with its code span.
+                if let end = words.firstIndex(where: { $0.hasSuffix("`") }) { words = Array(words[...end]) }
                 if let comment = words.firstIndex(where: { $0.hasPrefix("#") }) { words = Array(words[..<comment]) }
                 if let pipe = words.firstIndex(where: { ["|", ">", "&&", "2>&1"].contains($0) }) { words = Array(words[..<pipe]) }
                 words = words.map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "`")) }.filter { !$0.isEmpty }
