@@ -59,7 +59,9 @@ struct PersonCommand: Command {
             return path
         }
         switch words.first {
-        case "list": action = .list(json: parsed.has("json"))
+        case "list":
+            guard words.count == 1 else { throw UsageError(message: "person list takes no arguments, got \"\(words[1])\"", command: Self.name) }
+            action = .list(json: parsed.has("json"))
         case "export": action = .export(person: try person(), to: try folder("to"))
         case "import": action = .importing(person: try person(), from: try folder("from"))
         case "delete": action = .delete(person: try person(), confirmed: parsed.has("yes"))

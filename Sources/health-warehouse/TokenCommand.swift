@@ -39,6 +39,8 @@ struct TokenCommand: Command {
                                          options: DatabaseOptions.optionNames.union(["person", "label", "expires-in"]))
         database = DatabaseOptions(parsed)
         switch parsed.positionals.first {
+        case let action? where (action == "create" || action == "list") && parsed.positionals.count > 1:
+            throw UsageError(message: "token \(action) takes no arguments, got \"\(parsed.positionals[1])\"", command: Self.name)
         case "create":
             guard let person = parsed.value("person") else {
                 throw UsageError(message: "token create needs --person NAME", command: Self.name)

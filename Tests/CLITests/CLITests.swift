@@ -10,7 +10,9 @@ struct CLITests {
     @Test("usage errors exit 64 with an error line and a hint on stderr")
     func usageErrors() throws {
         for arguments in [["frobnicate"], ["migrate", "--bogus"], ["token"], ["token", "create"], ["migrate", "extra"], ["mcp", "extra"],
-                          ["mcp", "--person", "no spaces"], []] {
+                          ["mcp", "--person", "no spaces"], ["token", "list", "extra"], ["token", "list", "--json", "extra"],
+                          ["token", "create", "extra", "--person", "p"], ["person", "list", "extra"], ["person", "list", "--json", "extra"],
+                          ["source", "list", "extra"], ["status", "extra"], []] {
             let out = try CLIProcess.run(arguments)
             #expect(out.status == 64, "\(arguments)")
             #expect(out.stdout.isEmpty, "\(arguments)")
