@@ -367,6 +367,17 @@ struct ViewsSurfaceTests {
                    OR col_description(c.oid, a.attnum) ~* '\\m(live|real-time|realtime)\\M'
                 """)
             #expect(live.count == 0, "comments saying live: \(live.rows)")
+            // §2: a comment states the time zone of every date and instant.
+            let zoneless = try c.table("""
+                SELECT c.relname, a.attname
+                FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = 'health'
+                JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+                WHERE a.atttypid IN ('timestamptz'::regtype, 'timestamp'::regtype, 'date'::regtype, 'date[]'::regtype,
+                                     'timestamptz[]'::regtype)
+                  AND col_description(c.oid, a.attnum) !~* '(timestamptz|\\mUTC\\M|local|time zone|\\moffset)'
+                """)
+            #expect(zoneless.count == 0, "dates and instants whose comment names no time zone: \(zoneless.rows)")
         }
     }
 

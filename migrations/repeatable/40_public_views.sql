@@ -73,7 +73,7 @@ COMMENT ON COLUMN health.samples.payload IS 'The whole sample object as sent, un
 COMMENT ON COLUMN health.samples.first_received_at IS 'When this uuid first arrived (timestamptz).';
 COMMENT ON COLUMN health.samples.last_received_at IS 'When the copy held arrived (timestamptz): the latest copy with different content.';
 COMMENT ON COLUMN health.samples.export_id IS 'exportId of the export run that sent the copy held.';
-COMMENT ON COLUMN health.samples.deleted_at IS 'When reconciling with the Health app''s export found the sample deleted in Health (health.deleted_samples); NULL while Health holds it. A deleted sample counts in no other view.';
+COMMENT ON COLUMN health.samples.deleted_at IS 'When reconciling with the Health app''s export found the sample deleted in Health (timestamptz, an instant; health.deleted_samples); NULL while Health holds it. A deleted sample counts in no other view.';
 
 ---------------------------------------------------------------------------------------------
 -- health.daily_source_totals
