@@ -55,17 +55,17 @@ extension Toolbox {
         return String(query)
     }
 
-    /// Runs `query` through `health.query_as_reader` (as `health_reader`, which the query
-    /// cannot switch away from) with the time and row limits: a JSON array's text.
+    /// Runs `query` through `health.query_as_reader` (as `health_sql_reader`, with
+    /// `health_reader`'s rights, which the query cannot switch away from) with the time and row limits: a JSON array's text.
     static func runSQL(_ query: String, reader: AssistantReader, person: String) throws -> String {
         do {
             return try reader.read(person: person) { connection in
                 let guarded: Bool? = try connection.query("""
-                    SELECT p.prosecdef AND p.proowner = (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'health_reader')
+                    SELECT p.prosecdef AND p.proowner = (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'health_sql_reader')
                     FROM pg_proc p WHERE p.oid = to_regprocedure('health.query_as_reader(text, integer)')
                     """).first?.decodeIfPresent(0)
                 guard guarded == true else {
-                    throw ArgumentError("query", "cannot run: health.query_as_reader is missing or no longer runs as health_reader "
+                    throw ArgumentError("query", "cannot run: health.query_as_reader is missing or no longer runs as health_sql_reader "
                                         + "(make it again: psql -f migrations/repeatable/75_assistant.sql)")
                 }
                 try connection.execute(script: "SET LOCAL statement_timeout = '\(sqlTimeout)'")

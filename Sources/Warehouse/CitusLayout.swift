@@ -118,6 +118,8 @@ public enum CitusLayout {
         // allowed to log in there (it has no password; authenticate it like Citus' own
         // connections: pg_hba.conf or pg_dist_authinfo).
         try connection.query("ALTER ROLE health_reader LOGIN")
+        // So does health.query_as_reader's owner, which the assistant's query runs as.
+        try connection.query("ALTER ROLE health_sql_reader LOGIN")
     }
 
     /// The tables of health_store that the views of schema health read (through their rewrite

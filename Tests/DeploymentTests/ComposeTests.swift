@@ -301,13 +301,16 @@ struct ComposeTests {
             defer { Self.dropRole(owner, in: db) }
             let role = try db.query("""
                 SELECT r.rolcanlogin, r.rolsuper, r.rolcreaterole, r.rolcreatedb, r.rolreplication, r.rolbypassrls,
-                       array(SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid)::text
+                       array(SELECT g.rolname FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = r.oid
+                             ORDER BY g.rolname COLLATE "C")::text
                 FROM pg_roles r WHERE r.rolname = $1
                 """, [owner])
-            #expect(role.first.map { row in (0..<7).map { row[$0] ?? "" } } == ["t", "f", "f", "f", "f", "f", "{health_reader}"],
-                    "a member of health_reader only, for the page's reader connections")
-            #expect(try db.scalar("SELECT count(*) FROM pg_roles WHERE rolname = 'health_reader' AND NOT rolcanlogin", as: Int.self) == 1,
-                    "health_reader exists before the first migration, which the owner could not create it in")
+            #expect(role.first.map { row in (0..<7).map { row[$0] ?? "" } } == ["t", "f", "f", "f", "f", "f", "{health_reader,health_sql_reader}"],
+                    "a member of health_reader, for the page's reader connections, and of health_sql_reader, to hand it the assistant's query")
+            #expect(try db.scalar("SELECT count(*) FROM pg_roles WHERE rolname IN ('health_reader', 'health_sql_reader') AND NOT rolcanlogin",
+                                  as: Int.self) == 2,
+                    "health_reader and health_sql_reader exist before the first migration, which the owner could not create them in")
+            #expect(try db.scalar("SELECT pg_has_role('health_sql_reader', 'health_reader', 'USAGE')", as: Bool.self) == true)
 
             let ownerURL = Libpq.with(db.connectionString, user: owner, password: "owner-password-1")
             let migrate = try CLIProcess.run(["migrate", "--database-url", ownerURL])
@@ -484,7 +487,7 @@ struct ComposeTests {
     }
 
     /// Objects of schemas health and health_store (and the schemas) owned by anyone but `owner`
-    /// (health.query_as_reader belongs to health_reader on purpose: it runs as that role).
+    /// (health.query_as_reader belongs to health_sql_reader on purpose: it runs as that role).
     static func schemaObjectsNotOwned(by owner: String, in database: TestDatabase) throws -> [String] {
         try database.query("""
             SELECT 'schema ' || nspname FROM pg_namespace
@@ -495,7 +498,7 @@ struct ComposeTests {
             UNION ALL
             SELECT 'function ' || p.oid::regprocedure::text FROM pg_proc p
             WHERE p.pronamespace IN ('health'::regnamespace, 'health_store'::regnamespace) AND p.proowner::regrole::text <> $1
-              AND NOT (p.oid = 'health.query_as_reader(text, integer)'::regprocedure AND p.proowner = 'health_reader'::regrole)
+              AND NOT (p.oid = 'health.query_as_reader(text, integer)'::regprocedure AND p.proowner = 'health_sql_reader'::regrole)
             UNION ALL
             SELECT 'type ' || t.oid::regtype::text FROM pg_type t
             WHERE t.typnamespace IN ('health'::regnamespace, 'health_store'::regnamespace) AND t.typowner::regrole::text <> $1

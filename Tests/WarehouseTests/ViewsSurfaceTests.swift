@@ -436,6 +436,13 @@ struct ViewsSurfaceTests {
                 "SELECT health.set_source_name('p', 'phone', 'My phone')",
                 "SELECT health_store.rebuild_rollups('p')",
                 "CREATE TABLE health.mine (x int)",
+                // The assistant's query runs in a function of schema health; its owner is not
+                // health_reader, so a reader may neither drop nor change it.
+                "DROP FUNCTION health.query_as_reader(text, integer)",
+                "ALTER FUNCTION health.query_as_reader(text, integer) SECURITY INVOKER",
+                "ALTER FUNCTION health.query_as_reader(text, integer) RESET ALL",
+                "COMMENT ON FUNCTION health.query_as_reader(text, integer) IS 'x'",
+                "SET ROLE health_sql_reader",
             ]
             // Citus refuses a write through a view over its tables before checking privileges; a
             // view that is not a plain projection of one table (health.samples joins the series)
@@ -445,6 +452,15 @@ struct ViewsSurfaceTests {
                 let error = #expect(throws: PostgresError.self, "\(sql)") { try reader.query(sql) }
                 #expect(refusals.contains(error?.sqlState), "\(sql)")
             }
+            // Its owner has health_reader's rights (and reads through it), and the reader can call it.
+            #expect(try db.scalar("SELECT pg_get_userbyid(proowner) FROM pg_proc WHERE oid = 'health.query_as_reader(text, integer)'::regprocedure",
+                                     as: String.self) == "health_sql_reader")
+            #expect(try db.scalar("SELECT pg_has_role('health_sql_reader', 'health_reader', 'USAGE')", as: Bool.self) == true)
+            #expect(try db.scalar("SELECT pg_has_role('\(role)', 'health_sql_reader', 'MEMBER')", as: Bool.self) == false)
+            try reader.query("BEGIN READ ONLY")
+            let rows = try reader.query("SELECT r::text FROM health.query_as_reader('SELECT steps FROM daily_summary', 10) AS r")
+            try reader.query("ROLLBACK")
+            #expect(rows.map { $0[0] } == [#"{"steps":5}"#])
         }
     }
 }

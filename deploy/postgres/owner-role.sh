@@ -27,12 +27,18 @@ psql -X -q -v ON_ERROR_STOP=1 -v owner="$OWNER_LOGIN" -v password="$OWNER_PASSWO
 -- missing) must exist before the first migration runs as the owner.
 SELECT 'CREATE ROLE health_reader NOLOGIN'
 WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'health_reader') \gexec
+-- Likewise health_sql_reader (migration 0101), the role the assistant's query runs as: a member
+-- of health_reader, and of nobody but the owner, who hands it health.query_as_reader.
+SELECT 'CREATE ROLE health_sql_reader NOLOGIN'
+WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'health_sql_reader') \gexec
+GRANT health_reader TO health_sql_reader;
 SELECT format('CREATE ROLE %I LOGIN', :'owner')
 WHERE NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = :'owner') \gexec
 
 ALTER ROLE :"owner" WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS
   INHERIT PASSWORD :'password';
 GRANT health_reader TO :"owner";
+GRANT health_sql_reader TO :"owner";
 -- CREATE on the database: the migrator and migration 0001 run `CREATE SCHEMA IF NOT EXISTS`,
 -- and PostgreSQL checks that privilege before it looks whether the schema exists.
 SELECT format('GRANT CONNECT, CREATE ON DATABASE %I TO %I', current_database(), :'owner') \gexec
@@ -72,8 +78,8 @@ BEGIN
            CASE p.prokind WHEN 'a' THEN 'AGGREGATE' WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END AS kind
     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
     WHERE n.nspname IN ('health', 'health_store') AND p.proowner <> owner_oid
-      -- health.query_as_reader runs as its owner, health_reader, on purpose (75_assistant.sql).
-      AND p.proowner <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'health_reader')
+      -- health.query_as_reader runs as its owner, health_sql_reader, on purpose (75_assistant.sql).
+      AND p.proowner <> (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'health_sql_reader')
   LOOP
     EXECUTE format('ALTER %s %s OWNER TO %I', item.kind, item.name, owner_name);
   END LOOP;

@@ -6,7 +6,9 @@
 -- session's login, so a query run by the warehouse's owner (or a superuser) could call
 -- set_config('role', 'none', true) and read health_store. Inside a SECURITY DEFINER function
 -- PostgreSQL refuses to change role or session authorization at all, so the query runs
--- here, in a function owned by health_reader: it can read exactly what health_reader reads.
+-- here, in a function owned by health_sql_reader, a member of health_reader (migration 0101):
+-- it can read exactly what health_reader reads, and no reader login, which is a member of
+-- health_reader but not of health_sql_reader, may alter or drop it.
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
@@ -51,12 +53,12 @@ END
 $$;
 
 COMMENT ON FUNCTION health.query_as_reader(text, integer) IS
-  'Runs one read-only query (a SELECT, VALUES or TABLE) over the views of schema health as health_reader, which the query cannot switch away from, and returns its rows as JSON objects, at most max_rows + 1 of them (one more than asked tells the caller there were more). A query reading a relation of another schema is refused. Call it inside a read-only transaction with a statement_timeout.';
+  'Runs one read-only query (a SELECT, VALUES or TABLE) over the views of schema health with health_reader''s rights (as health_sql_reader), which the query cannot switch away from, and returns its rows as JSON objects, at most max_rows + 1 of them (one more than asked tells the caller there were more). A query reading a relation of another schema is refused. Call it inside a read-only transaction with a statement_timeout.';
 
--- Owned by health_reader, so it runs as health_reader: giving it to that role needs CREATE on
--- the schema for a moment (PostgreSQL checks the new owner may create there).
-GRANT CREATE ON SCHEMA health TO health_reader;
-ALTER FUNCTION health.query_as_reader(text, integer) OWNER TO health_reader;
-REVOKE CREATE ON SCHEMA health FROM health_reader;
+-- Owned by health_sql_reader, so it runs with health_reader's rights: giving it to that role
+-- needs CREATE on the schema for a moment (PostgreSQL checks the new owner may create there).
+GRANT CREATE ON SCHEMA health TO health_sql_reader;
+ALTER FUNCTION health.query_as_reader(text, integer) OWNER TO health_sql_reader;
+REVOKE CREATE ON SCHEMA health FROM health_sql_reader;
 REVOKE ALL ON FUNCTION health.query_as_reader(text, integer) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION health.query_as_reader(text, integer) TO health_reader;
