@@ -210,6 +210,30 @@ struct TwinTests {
         }
     }
 
+    @Test("a Health Auto Export workout after the import is the imported workout: counted once, none of its fields overwritten, its heart rate filled in")
+    func haeWorkoutAfterImport() throws {
+        try TestPostgres.withDatabase { db in
+            try Importing(database: db).run(Exports.fixtureFolder.path)
+            let columns = "uuid, origin, activity_name, duration_s, distance_m, energy_kcal, source, route_points"
+            let before = try db.rows("SELECT \(columns) FROM health.workouts WHERE day = '2024-03-10'")
+            #expect(before.first?[1] == "export" && before.first?[4] == "5200")
+            // Another name, distance, duration and energy for the same session, within a second.
+            let body = try HAEDecoder.decode(HAEBodies.body(workouts: [HAEBodies.workout(
+                id: "F1F1F1F1-1111-4222-8333-444444444444", name: "Outdoor Walk", start: "2024-03-10 18:00:00 +0100",
+                end: "2024-03-10 18:30:00 +0100", duration: 1790, distanceKm: 4, heartRates: [130, 140])]), aggregation: nil)
+            let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
+            defer { pool.close() }
+            let counts = try HAEStore.store(body, person: "default", bodySHA256: Array(repeating: 7, count: 32), pool: pool)
+            #expect(counts.samples.inserted == 0 && counts.samples.matched == 1 && counts.workouts == 1)
+            #expect(try db.rows("SELECT \(columns) FROM health.workouts WHERE day = '2024-03-10'") == before, "the imported workout, unchanged")
+            #expect(try db.scalar("SELECT heart_rate_mean FROM health.workouts WHERE day = '2024-03-10'", as: Double.self) == 135)
+            #expect(try db.rows("SELECT workouts, distance_m, energy_kcal FROM health.daily_workouts WHERE day = '2024-03-10'")
+                        .map { $0.map { $0 ?? "∅" } } == [["1", "5200", "310"]])
+            #expect(try db.scalar("SELECT count(*) FROM health_store.samples WHERE origin = 'hae'", as: Int.self) == 0)
+            #expect(try db.rollupDifferences() == 0)
+        }
+    }
+
     @Test("a Stridee workout body after the import takes the imported workout's place and its route")
     func strideeAfterImport() throws {
         try TestPostgres.withDatabase { db in

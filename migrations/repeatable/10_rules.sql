@@ -341,6 +341,18 @@ RETURN CASE origin WHEN 'healthd' THEN 4 WHEN 'stridee' THEN 3 WHEN 'hae' THEN 2
 COMMENT ON FUNCTION health_store.origin_rank(health_store.sample_origin) IS
   'Precedence of a sample''s origin when two copies share a uuid: healthd over stridee over hae over export.';
 
+-- Where an arriving sample stands against its held twins of other ways in (health_store.is_twin):
+-- its origin's rank, but a Health Auto Export workout stands below every other way in: it is the
+-- held workout it twins (CONTRACT.md §9: counted once, none of that workout's fields
+-- overwritten; its heart rate stream and route fill what that workout lacks), whereas its points
+-- replace imported records as any pushed sample does (§5).
+CREATE OR REPLACE FUNCTION health_store.arriving_rank(origin health_store.sample_origin, kind text) RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN origin = 'hae' AND kind = 'workout' THEN 0 ELSE health_store.origin_rank(origin) END;
+
+COMMENT ON FUNCTION health_store.arriving_rank(health_store.sample_origin, text) IS
+  'Where an arriving sample stands against its held twins: its origin''s rank (origin_rank), but a Health Auto Export workout below every way in (it is the held workout it twins).';
+
 -- Serializes every write of one person's samples, rollups or settings until the end of the
 -- caller's transaction: a row lock on the person's row (made on first use). A reader login
 -- has no right to lock it.

@@ -258,9 +258,9 @@ BEGIN
     FROM unnest(p_rows) t
     CROSS JOIN LATERAL (
       SELECT array_agg(h.uuid ORDER BY h.uuid)
-               FILTER (WHERE health_store.origin_rank(h.origin) < health_store.origin_rank(p_origin)) AS twins,
+               FILTER (WHERE health_store.origin_rank(h.origin) < health_store.arriving_rank(p_origin, t.kind)) AS twins,
              array_agg(h.uuid ORDER BY h.uuid)
-               FILTER (WHERE health_store.origin_rank(h.origin) > health_store.origin_rank(p_origin)) AS matches,
+               FILTER (WHERE health_store.origin_rank(h.origin) > health_store.arriving_rank(p_origin, t.kind)) AS matches,
              array_agg(k.source ORDER BY h.uuid)
                FILTER (WHERE 'export' IN (h.origin, p_origin) AND 'hae' NOT IN (h.origin, p_origin)) AS sources
       FROM health_store.series k
