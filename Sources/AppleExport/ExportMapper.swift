@@ -254,7 +254,8 @@ struct ExportMapper: Sendable {
     /// Sleep stages by name (the iOS 16 names and the older `…Asleep`) or by their raw value
     /// (iOS 8 wrote the number), with healthd's names. A number with no name is kept without
     /// one (healthd sends such a stage unnamed); a name this version does not know keeps
-    /// neither value nor name (it is in the payload as written, and counts in no stage).
+    /// neither value nor name (it is in the payload as written, and counts in no stage but
+    /// `daily_sleep.unknown_min`).
     static func sleepStage(_ written: String) -> (value: Int?, name: String?)? {
         let names = ["inBed", "asleepUnspecified", "awake", "asleepCore", "asleepDeep", "asleepREM"]
         if let raw = Int32(written) { return (Int(raw), raw >= 0 && raw < names.count ? names[Int(raw)] : nil) }

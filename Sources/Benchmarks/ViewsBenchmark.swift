@@ -786,7 +786,7 @@ struct ViewsBenchmark {
                  coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 1), 0) / 60 AS unspecified,
                  coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 2), 0) / 60 AS awake,
                  coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value = 0), 0) / 60 AS in_bed,
-                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE s.value NOT IN (0, 1, 2, 3, 4, 5)), 0) / 60 AS unknown
+                 coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE coalesce(s.value NOT IN (0, 1, 2, 3, 4, 5), true)), 0) / 60 AS unknown
           FROM health_store.samples s JOIN health_store.catalog c ON c.type = s.type AND c.rule IN ('total', 'sleep')
           GROUP BY s.person, s.day, s.type, c.metric, c.rule, c.unit, s.source
         ) p

@@ -90,7 +90,9 @@ BEGIN ATOMIC
            min(s.start_at) AS first_start_at,
            max(s.start_at) AS last_start_at,
            -- Rule sleep: seconds per stage (health_store.is_asleep says which are sleep),
-           -- values of no known stage apart.
+           -- values of no known stage apart: a number no name is known for, or no value at all
+           -- (an export names a stage this version does not know: it keeps the name in the
+           -- payload and no value).
            CASE WHEN p_rule = 'sleep' THEN
              coalesce(sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE health_store.is_asleep(s.value)), 0)
            END AS asleep_s,
@@ -101,7 +103,7 @@ BEGIN ATOMIC
            sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) = 'asleepDeep') AS deep_s,
            sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) = 'asleepREM') AS rem_s,
            sum(extract(epoch FROM s.end_at - s.start_at))
-             FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) IS NULL AND s.value IS NOT NULL) AS unknown_s,
+             FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) IS NULL) AS unknown_s,
            -- Rule workout: count and sums over the samples that are workouts; distance and
            -- energy stay NULL when no workout carries them.
            CASE WHEN p_rule = 'workout' THEN count(*) FILTER (WHERE health_store.is_workout(p_rule, s.kind)) END AS workouts,
