@@ -52,7 +52,10 @@ extension DaysPage {
                 guard let total = metric.total, let winner = winners[total] else { rows += Self.noData; continue }
                 rows += "<td><b>\(sources[winner.source])</b>"
                 for other in winner.alternatives {
-                    rows += " · \(sources[other.source]) \(metric.text(metric.fromTotal(other.value)))"
+                    // A source of the night with time in bed alone recorded no sleep, never "0 min".
+                    let counted = total == "sleep_min" && other.value == 0 ? "in bed only, no sleep recorded"
+                        : metric.text(metric.fromTotal(other.value))
+                    rows += " · \(sources[other.source]) \(counted)"
                 }
                 rows += "</td>"
             }

@@ -46,6 +46,8 @@ struct PageDaysTests {
             let samples = [
                 Self.sleep(source: "com.apple.health.phone", start: "\(bedEve)T22:30:00.000Z", end: "\(bedDay)T06:38:00.000Z", value: 0),
                 Self.sleep(source: "com.apple.health.watch", start: "\(bedDay)T23:00:00.000Z", end: "\(sleptDay)T06:00:00.000Z", value: 3),
+                // The phone beside the watch that night: time in bed alone.
+                Self.sleep(source: "com.apple.health.phone", start: "\(bedDay)T22:50:00.000Z", end: "\(sleptDay)T06:10:00.000Z", value: 0),
             ]
             let stored = try HTTPTestClient.request(port: server.port, method: "POST", path: "/", headers: [("Content-Type", "application/json")],
                                                     body: Bodies.json(samples: samples, exportId: UUID().uuidString))
@@ -56,6 +58,11 @@ struct PageDaysTests {
                     "the sleep table: no stage minutes, the time in bed")
             #expect(page.contains("average 7 h 00 min over 1 complete day with data"), "the night in bed is left out of the average")
             #expect(!page.contains("<title>\(bedDay): 0 min"), "nothing charted as 0 minutes asleep")
+            // Which source counted the night the watch slept: the phone beside it, in bed only.
+            let sources = try #require(page.range(of: "id=\"sources\"")).upperBound
+            let night = try #require(page[sources...].range(of: "<th>\(sleptDay)")).lowerBound
+            let row = page[night...].prefix { $0 != "\n" }.split(separator: "</tr>").first ?? ""
+            #expect(row.contains(" in bed only, no sleep recorded</td>") && !row.contains(" 0 min"), "\(row)")
         }
     }
 
