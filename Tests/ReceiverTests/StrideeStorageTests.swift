@@ -183,4 +183,43 @@ struct StrideeStorageTests {
             #expect(try db.query("SELECT item::text FROM health_store.wellness_items").map { $0[0] } == held)
         }
     }
+
+    /// An unpacked export of alice's made on 2026-11-01 that holds one other run (2026-09-30) and
+    /// not the seed's workout of 2026-10-01: reconciled, it marks that one deleted.
+    static func exportLackingTheWorkout() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stridee-reconcile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+             <ExportDate value="2026-11-01 09:00:00 +0000"/>
+             <Me HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexNotSet"/>
+             <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Apple Watch" \
+            startDate="2026-09-30 06:00:00 +0000" endDate="2026-09-30 06:30:00 +0000"/>
+            </HealthData>
+
+            """.write(to: folder.appendingPathComponent("export.xml"), atomically: true, encoding: .utf8)
+        return folder
+    }
+
+    @Test("a workout a reconciliation marked deleted comes back when the identical body is sent again, counted again in every view")
+    func identicalResendRevives() throws {
+        let folder = try Self.exportLackingTheWorkout()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try withStridee { alice, db throws in
+            #expect(try alice.send("POST", Self.relayWorkouts, Self.body).status == 202)
+            var held = try Self.view(db)
+            let out = try CLIProcess.run(["import-apple-health", folder.appendingPathComponent("export.xml").path, "--person", "alice",
+                                          "--reconcile", "--force", "--json"], environment: ["DATABASE_URL": db.connectionString])
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples WHERE uuid = $1::uuid", [Self.uuid], as: Int.self) == 1)
+            #expect(try db.scalar("SELECT count(*) FROM health.workouts WHERE uuid = $1::uuid", [Self.uuid], as: Int.self) == 0)
+
+            let answer = try alice.send("POST", Self.relayWorkouts, Self.body)
+            #expect(answer.status == 202)
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == 0)
+            held.workouts = 2  // the export's run of 2026-09-30 besides it
+            #expect(try Self.view(db) == held, "the same workout, its day's rollups with it")
+        }
+    }
 }

@@ -120,10 +120,11 @@ COMMENT ON FUNCTION health_store.accept_push(text, boolean, timestamptz) IS
   'Whether a Stridee push of a person may be stored: a relay push connects them and may; a device push needs an active connection. Caller holds the person lock.';
 
 -- Stores one healthkit.v1 workout body, validated by the caller: the body replaces an earlier
--- copy whole (streams and route included); the workout sample is made or updated unless
--- healthd sent the workout. Answers stored (new), replaced (another body held before), unchanged
--- (the same body again) or not_connected
--- (a device push while the person is not connected: nothing stored).
+-- copy whole (streams and route included); the workout sample goes through the write path
+-- (store_samples), made or updated unless healthd sent the workout, and brought back if a
+-- reconciliation marked it deleted, the same body again too. Answers stored (new), replaced
+-- (another body held before), unchanged (the same body again) or not_connected (a device push
+-- while the person is not connected: nothing stored).
 --
 -- p_credential true for the receiver: the person's credential checked again under the lock
 --            (health_store.hold_person)
@@ -154,39 +155,41 @@ BEGIN
   END IF;
 
   SELECT w.body_sha256 INTO v_held FROM health_store.stridee_workouts w WHERE w.person = p_person AND w.uuid = v_uuid;
+  -- The same body again changes nothing of the body but when it was last received; its sample
+  -- still goes through the write path below like any way in's resend, which leaves a sample
+  -- held as it is and brings back one a reconciliation marked deleted (sample_action: revive).
   IF v_held = p_body_sha256 THEN
     UPDATE health_store.stridee_workouts SET last_received_at = p_received_at WHERE person = p_person AND uuid = v_uuid;
-    RETURN 'unchanged';
+  ELSE
+    INSERT INTO health_store.stridee_workouts AS w (
+      person, uuid, activity_type, server_type, source_name, source_bundle_id, device_name, start_at, end_at,
+      duration_s, distance_m, energy_kcal, header, heart_rate_min, heart_rate_mean, heart_rate_max,
+      body_sha256, first_received_at, last_received_at)
+    SELECT p_person, v_uuid, (p_header->>'activityType')::integer, p_header->>'serverType',
+           p_header->>'sourceName', p_header->>'sourceBundleId', p_header->>'deviceName',
+           (p_header->>'startDate')::timestamptz, (p_header->>'endDate')::timestamptz,
+           (p_header->>'duration')::double precision, (p_header->>'totalDistanceMeters')::double precision,
+           (p_header->>'totalEnergyKcal')::double precision, p_header, hr.low, hr.mean, hr.high,
+           p_body_sha256, p_received_at, p_received_at
+    FROM (SELECT min(x.v) AS low, avg(x.v) AS mean, max(x.v) AS high
+          FROM unnest(p_streams) s CROSS JOIN LATERAL unnest(s.v) AS x(v) WHERE s.stream = 'heart_rate') hr
+    ON CONFLICT (person, uuid) DO UPDATE SET
+      activity_type = excluded.activity_type, server_type = excluded.server_type,
+      source_name = excluded.source_name, source_bundle_id = excluded.source_bundle_id,
+      device_name = excluded.device_name, start_at = excluded.start_at, end_at = excluded.end_at,
+      duration_s = excluded.duration_s, distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal,
+      header = excluded.header, heart_rate_min = excluded.heart_rate_min,
+      heart_rate_mean = excluded.heart_rate_mean, heart_rate_max = excluded.heart_rate_max,
+      body_sha256 = excluded.body_sha256, last_received_at = excluded.last_received_at;
+
+    DELETE FROM health_store.workout_streams WHERE person = p_person AND uuid = v_uuid;
+    INSERT INTO health_store.workout_streams (person, uuid, stream, t, v)
+    SELECT p_person, v_uuid, s.stream, s.t, s.v
+    FROM unnest(p_streams) s
+    WHERE coalesce(cardinality(s.t), 0) > 0;
+
+    PERFORM health_store.store_route(p_person, v_uuid, 'stridee', p_route);
   END IF;
-
-  INSERT INTO health_store.stridee_workouts AS w (
-    person, uuid, activity_type, server_type, source_name, source_bundle_id, device_name, start_at, end_at,
-    duration_s, distance_m, energy_kcal, header, heart_rate_min, heart_rate_mean, heart_rate_max,
-    body_sha256, first_received_at, last_received_at)
-  SELECT p_person, v_uuid, (p_header->>'activityType')::integer, p_header->>'serverType',
-         p_header->>'sourceName', p_header->>'sourceBundleId', p_header->>'deviceName',
-         (p_header->>'startDate')::timestamptz, (p_header->>'endDate')::timestamptz,
-         (p_header->>'duration')::double precision, (p_header->>'totalDistanceMeters')::double precision,
-         (p_header->>'totalEnergyKcal')::double precision, p_header, hr.low, hr.mean, hr.high,
-         p_body_sha256, p_received_at, p_received_at
-  FROM (SELECT min(x.v) AS low, avg(x.v) AS mean, max(x.v) AS high
-        FROM unnest(p_streams) s CROSS JOIN LATERAL unnest(s.v) AS x(v) WHERE s.stream = 'heart_rate') hr
-  ON CONFLICT (person, uuid) DO UPDATE SET
-    activity_type = excluded.activity_type, server_type = excluded.server_type,
-    source_name = excluded.source_name, source_bundle_id = excluded.source_bundle_id,
-    device_name = excluded.device_name, start_at = excluded.start_at, end_at = excluded.end_at,
-    duration_s = excluded.duration_s, distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal,
-    header = excluded.header, heart_rate_min = excluded.heart_rate_min,
-    heart_rate_mean = excluded.heart_rate_mean, heart_rate_max = excluded.heart_rate_max,
-    body_sha256 = excluded.body_sha256, last_received_at = excluded.last_received_at;
-
-  DELETE FROM health_store.workout_streams WHERE person = p_person AND uuid = v_uuid;
-  INSERT INTO health_store.workout_streams (person, uuid, stream, t, v)
-  SELECT p_person, v_uuid, s.stream, s.t, s.v
-  FROM unnest(p_streams) s
-  WHERE coalesce(cardinality(s.t), 0) > 0;
-
-  PERFORM health_store.store_route(p_person, v_uuid, 'stridee', p_route);
 
   -- The workout as a sample in healthd's shape (start and end as written, so the day follows
   -- the same rule as every sample's), stored unless a winning copy (healthd's) is held.
@@ -209,12 +212,12 @@ BEGIN
          'distanceMeters', (p_header->>'totalDistanceMeters')::double precision,
          'activeEnergyKilocalories', (p_header->>'totalEnergyKcal')::double precision));
   PERFORM health_store.store_samples(p_person, jsonb_build_array(v_sample), 'stridee', p_received_at, NULL, false);
-  RETURN CASE WHEN v_held IS NULL THEN 'stored' ELSE 'replaced' END;
+  RETURN CASE WHEN v_held IS NULL THEN 'stored' WHEN v_held = p_body_sha256 THEN 'unchanged' ELSE 'replaced' END;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.store_workout(text, boolean, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz) IS
-  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample unless healthd sent it; answers stored (new), replaced, unchanged or not_connected.';
+  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample through the write path unless healthd sent it (the same body again brings back a sample marked deleted); answers stored (new), replaced, unchanged or not_connected.';
 
 -- Stores a healthkit.wellness.v1 batch, validated by the caller, given as parallel arrays
 -- (one element per item, in body order): each item upserted on (person, kind, startTime), the
