@@ -9,7 +9,7 @@ public enum PersonStats {
         // Samples held: what health_store.live_samples holds (Health's deletions left out).
         let row = try connection.query("""
             WITH d AS (
-              SELECT count(*) AS deliveries, coalesce(sum(duplicates), 0) AS duplicates, max(received_at) AS last_received_at
+              SELECT count(*) AS deliveries, coalesce(sum(duplicates), 0) AS duplicates
               FROM health_store.deliveries WHERE person = $1
             ),
             h AS (SELECT count(*) AS samples FROM health_store.live_samples WHERE person = $1)
@@ -18,8 +18,9 @@ public enum PersonStats {
               'samples', h.samples,
               'deliveries', d.deliveries,
               'duplicates', d.duplicates,
-              'last_received_at', to_char(d.last_received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-              -- What health.freshness says: noted by the write path, samples Health deleted left out.
+              -- What health.freshness says: a batch or a Stridee push (health_store.note_receipt), and
+              -- the newest sample end noted by the write path, samples Health deleted left out.
+              'last_received_at', to_char(p.last_received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
               'newest_sample_end_at', to_char(p.newest_end_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))::text
             FROM d CROSS JOIN h LEFT JOIN health_store.persons p ON p.person = $1
             """, [person])

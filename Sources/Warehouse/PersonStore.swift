@@ -11,7 +11,7 @@ public struct PersonListing: Sendable, Equatable {
     /// The first and last local day with a sample; nil when none.
     public var firstDay: String?
     public var lastDay: String?
-    /// When the last batch was accepted, ISO 8601 UTC; nil when none.
+    /// When they last sent anything (a batch or a Stridee push), ISO 8601 UTC; nil when never.
     public var lastReceivedAt: String?
 }
 

@@ -63,16 +63,13 @@ struct OperationsOptions {
         }
     }
 
-    /// When a batch was last stored, from the database (seconds since the epoch), for the
-    /// metrics at start; nil when never or unknown.
+    /// When a batch or Stridee push was last stored, from the database (seconds since the
+    /// epoch), for the metrics at start; nil when never or unknown. Each person's last receipt is
+    /// on their row (`health_store.note_receipt`).
     static func lastBatch(_ pool: PostgresPool) -> Double? {
         try? pool.withConnection { connection in
-            try connection.query("""
-                SELECT extract(epoch FROM greatest(
-                  (SELECT max(received_at) FROM health_store.deliveries),
-                  (SELECT max(last_received_at) FROM health_store.stridee_workouts),
-                  (SELECT max(last_received_at) FROM health_store.wellness_items)))::float8
-                """).first?.decodeIfPresent(0, as: Double.self)
+            try connection.query("SELECT extract(epoch FROM max(last_received_at))::float8 FROM health_store.persons")
+                .first?.decodeIfPresent(0, as: Double.self)
         } ?? nil
     }
 }

@@ -222,4 +222,60 @@ struct StrideeStorageTests {
             #expect(try Self.view(db) == held, "the same workout, its day's rollups with it")
         }
     }
+
+    /// When alice last sent anything, as `GET /stats`, `person list` and `health.freshness` each
+    /// say it (ISO 8601 UTC, milliseconds).
+    static func lastReceived(_ alice: StrideeClient, _ db: TestDatabase) throws -> [String?] {
+        let stats = json(try alice.send("GET", "/stats"))["last_received_at"] as? String
+        let listed = try PersonStore(pool: alice.receiver.pool).list().first { $0.person == "alice" }?.lastReceivedAt
+        let fresh = try db.scalar("""
+            SELECT to_char(last_received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM health.freshness WHERE person = 'alice'
+            """, as: String.self)
+        return [stats, listed, fresh]
+    }
+
+    /// The latest `column` of alice's rows of `table`, written as those three write it.
+    static func latest(_ db: TestDatabase, _ table: String, _ column: String) throws -> String {
+        try #require(try db.scalar("""
+            SELECT to_char(max(\(column)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM health_store.\(table) WHERE person = 'alice'
+            """, as: String.self))
+    }
+
+    @Test("a Stridee push is a receipt: /stats, person list and health.freshness say when the last one arrived, each later push or batch moves it; deliveries stay batches")
+    func pushesAreReceipts() throws {
+        try withStridee { alice, db throws in
+            #expect(try Self.lastReceived(alice, db) == [nil, nil, nil])
+            #expect(try alice.send("POST", Self.relayWorkouts, Self.body).status == 202)
+            let workout = try Self.latest(db, "stridee_workouts", "last_received_at")
+            #expect(try Self.lastReceived(alice, db) == [workout, workout, workout])
+
+            #expect(try alice.send("POST", Self.relayWellness, StrideeBody.wellness([StrideeBody.item()])).status == 202)
+            let wellness = try Self.latest(db, "wellness_items", "last_received_at")
+            #expect(wellness > workout)
+            #expect(try Self.lastReceived(alice, db) == [wellness, wellness, wellness])
+
+            // The same body again is received too.
+            #expect(try alice.send("POST", Self.relayWorkouts, Self.body).status == 202)
+            let again = try Self.latest(db, "stridee_workouts", "last_received_at")
+            #expect(again > wellness)
+            #expect(try Self.lastReceived(alice, db) == [again, again, again])
+            #expect(json(try alice.send("GET", "/stats"))["deliveries"] as? Int == 0, "a push is no delivery")
+            #expect(try cells(db, "SELECT last_export_id::text, last_basis FROM health.freshness") == [[nil, nil]])
+
+            // A healthd batch after it is the last receipt, with its export run; a push after that again.
+            let batch = Bodies.json(samples: [Bodies.quantity(uuid: "0E5C1D2A-3333-4000-8000-000000000001",
+                                                              start: "2026-10-01T07:00:00.000+02:00", value: "10")])
+            #expect(try alice.receiver.post(batch, headers: alice.authorization).status == 200)
+            let delivered = try Self.latest(db, "deliveries", "received_at")
+            #expect(try Self.lastReceived(alice, db) == [delivered, delivered, delivered])
+            #expect(try cells(db, "SELECT last_export_id::text, last_basis FROM health.freshness")
+                    == [["6c7f1e22-1b3d-4a5e-9f00-2c1d4e5a6b70", "window"]])
+            #expect(try alice.send("POST", Self.relayWellness, StrideeBody.wellness([StrideeBody.item("daily", ["steps": "9"])])).status == 202)
+            let last = try Self.latest(db, "wellness_items", "last_received_at")
+            #expect(last > delivered)
+            #expect(try Self.lastReceived(alice, db) == [last, last, last])
+            #expect(try cells(db, "SELECT last_export_id::text, last_basis FROM health.freshness") == [[nil, nil]])
+            #expect(json(try alice.send("GET", "/stats"))["deliveries"] as? Int == 1)
+        }
+    }
 }

@@ -761,9 +761,31 @@ RETURN CASE origin WHEN 'export' THEN 'export' WHEN 'hae' THEN 'hae' ELSE 'healt
 COMMENT ON FUNCTION health_store.sample_origin_of(health_store.delivery_origin) IS
   'The origin of the samples of a delivery: export for the Health app''s export, hae for Health Auto Export, healthd for HTTP and backlog files.';
 
+-- Notes that a person sent something, received at p_at: a delivery (p_delivery, from
+-- record_delivery) or a Stridee workout or wellness push (p_delivery NULL: store_workout,
+-- store_wellness). The one home of "when this person last sent something", which
+-- health.freshness, GET /stats, person list and serve's metrics read: the latest receipt by
+-- when it was received, whatever order the transactions commit in; the last batch is the
+-- delivery of that receipt (none after a later Stridee push). Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.note_receipt(p_person text, p_at timestamptz, p_delivery bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  UPDATE health_store.persons p SET
+    last_delivery_id = CASE WHEN p_at >= coalesce(p.last_received_at, '-infinity') THEN p_delivery ELSE p.last_delivery_id END,
+    last_received_at = greatest(p.last_received_at, p_at)
+  WHERE p.person = p_person;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.note_receipt(text, timestamptz, bigint) IS
+  'Notes on a person''s row that they sent something at an instant (a delivery, or a Stridee push: no delivery): persons.last_received_at, the latest receipt, and last_delivery_id, its delivery if it was one. Caller holds the person lock.';
+
 -- Records a delivery (an accepted request, a backlog file's batch, a batch of an export, a
--- Health Auto Export body) with its counts and its quarantined samples, and notes it as the
--- person's last; returns its id. What a delivery's envelope says comes as p_envelope (healthd's
+-- Health Auto Export body) with its counts and its quarantined samples, and notes it as a
+-- receipt of the person's (note_receipt); returns its id. What a delivery's envelope says comes as p_envelope (healthd's
 -- keys: exportId, generatedAt, batchSequence, isFinalBatch, basis, windowStart, windowEnd,
 -- occasionStart, occasionEnd). Caller holds the person lock.
 CREATE OR REPLACE FUNCTION health_store.record_delivery(
@@ -801,7 +823,7 @@ BEGIN
     p_valid + v_quarantined, p_inserted, p_valid - p_inserted - p_replaced - p_matched, p_replaced,
     v_quarantined, p_body_sha256, p_file, p_matched)
   RETURNING delivery_id INTO v_delivery;
-  UPDATE health_store.persons SET last_delivery_id = v_delivery WHERE person = p_person;
+  PERFORM health_store.note_receipt(p_person, p_received_at, v_delivery);
 
   -- An export's record is quarantined once per person however often it is read (its
   -- attributes' hash); a pushed sample once per delivery that carried it.
@@ -815,7 +837,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.record_delivery(text, health_store.delivery_origin, text, text, jsonb, integer, integer, integer, integer, jsonb, bytea, timestamptz) IS
-  'Records a delivery with its envelope, counts and quarantined samples and notes it as the person''s last; returns its id. Caller holds the person lock.';
+  'Records a delivery with its envelope, counts and quarantined samples and notes it as a receipt of the person''s (note_receipt); returns its id. Caller holds the person lock.';
 
 -- Stores one validated batch in the caller's transaction and returns its counts.
 --
@@ -888,6 +910,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.apply_sample_changes(text, health_store.sample_changes, boolean),
   health_store.note_newest_end(text),
   health_store.store_samples(text, jsonb, health_store.sample_origin, timestamptz, uuid, boolean),
+  health_store.note_receipt(text, timestamptz, bigint),
   health_store.record_delivery(text, health_store.delivery_origin, text, text, jsonb, integer, integer, integer, integer, jsonb, bytea, timestamptz),
   health_store.store_batch(text, health_store.delivery_origin, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz, boolean)
 FROM PUBLIC;

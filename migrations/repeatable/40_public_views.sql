@@ -341,13 +341,15 @@ COMMENT ON COLUMN health.daily_summary.unknown_samples IS 'Samples of types not 
 -- health.freshness
 CREATE OR REPLACE VIEW health.freshness AS
 WITH f AS (
-  -- Each person's last batch is the delivery store_batch noted on the person's row.
-  -- and its newest sample end the write path noted there too (one shard on Citus).
-  SELECT p.person, d.received_at, d.export_id, d.basis, p.newest_end_at AS newest_sample_end_at,
+  -- When each person last sent anything (a batch or a Stridee push), the delivery that was if
+  -- it was one, and their newest sample end: each noted on the person's row by the write path
+  -- (health_store.note_receipt, note_newest_end; one shard on Citus).
+  SELECT p.person, p.last_received_at AS received_at, d.export_id, d.basis, p.newest_end_at AS newest_sample_end_at,
          coalesce(st.stale_after, interval '6 hours') AS stale_after
   FROM health_store.persons p
-  JOIN health_store.deliveries d ON d.person = p.person AND d.delivery_id = p.last_delivery_id
+  LEFT JOIN health_store.deliveries d ON d.person = p.person AND d.delivery_id = p.last_delivery_id
   LEFT JOIN health_store.settings st ON st.person = p.person
+  WHERE p.last_received_at IS NOT NULL
 )
 SELECT f.person,
        f.received_at AS last_received_at,
@@ -370,14 +372,14 @@ SELECT f.person,
 FROM f;
 
 COMMENT ON VIEW health.freshness IS
-  'How recent the data is, per person with at least one accepted batch: when the last batch arrived and the newest sample it holds. Data arrives in batches when iOS lets the app run, typically within an hour; it is never current to the second.';
+  'How recent the data is, per person who sent anything (a batch or a Stridee push): when the last batch or push arrived and the newest sample held. Data arrives in batches when iOS lets the app run, typically within an hour; it is never current to the second.';
 COMMENT ON COLUMN health.freshness.person IS 'Whose data.';
-COMMENT ON COLUMN health.freshness.last_received_at IS 'When the latest accepted batch arrived (timestamptz).';
-COMMENT ON COLUMN health.freshness.last_export_id IS 'exportId of the export run that sent that batch.';
-COMMENT ON COLUMN health.freshness.last_basis IS 'basis of that batch: window (a manual or Shortcuts export), anchor (the scheduled export), export (an import of the Health app''s export) or hae (a Health Auto Export body).';
+COMMENT ON COLUMN health.freshness.last_received_at IS 'When the latest accepted batch or Stridee push arrived (timestamptz).';
+COMMENT ON COLUMN health.freshness.last_export_id IS 'exportId of the export run that sent that batch; NULL when it was a Stridee push.';
+COMMENT ON COLUMN health.freshness.last_basis IS 'basis of that batch: window (a manual or Shortcuts export), anchor (the scheduled export), export (an import of the Health app''s export) or hae (a Health Auto Export body); NULL when it was a Stridee push.';
 COMMENT ON COLUMN health.freshness.newest_sample_end_at IS 'The latest end of any sample held for the person (timestamptz); NULL when none is held.';
 COMMENT ON COLUMN health.freshness.hours_since_last_batch IS 'Hours since last_received_at, as of now().';
-COMMENT ON COLUMN health.freshness.stale_after IS 'How long without a batch counts as stale (health.set_stale_after; 6 hours unless set).';
+COMMENT ON COLUMN health.freshness.stale_after IS 'How long without a batch or push counts as stale (health.set_stale_after; 6 hours unless set).';
 COMMENT ON COLUMN health.freshness.is_stale IS 'True when nothing has arrived for longer than stale_after.';
 COMMENT ON COLUMN health.freshness.hint IS 'NULL unless stale; then the usual causes: Low Power Mode, the app swiped away, a locked phone, the receiver unreachable, a rejected credential.';
 

@@ -80,7 +80,7 @@ COMMENT ON FUNCTION health_store.person_exists(text) IS
   'True when the warehouse holds anything of the person (a persons row or a token).';
 
 -- One row per person (`person list`): live tokens, samples held, the first and last day with
--- a sample, the last accepted batch.
+-- a sample, when they last sent anything (a batch or a Stridee push: health_store.note_receipt).
 CREATE OR REPLACE FUNCTION health_store.people()
 RETURNS TABLE (person text, tokens bigint, samples bigint, first_day date, last_day date, last_received_at timestamptz)
 LANGUAGE plpgsql STABLE
@@ -98,20 +98,19 @@ BEGIN
   live AS (SELECT t.person, count(*) FILTER (WHERE health_store.token_is_live(t.revoked_at, t.expires_at)) AS n
            FROM health_store.tokens t GROUP BY t.person),
   held AS (SELECT s.person, count(*) AS n FROM health_store.live_samples s GROUP BY s.person),
-  days AS (SELECT d.person, min(d.day) AS first_day, max(d.day) AS last_day FROM health_store.rollup_day d GROUP BY d.person),
-  last AS (SELECT d.person, max(d.received_at) AS at FROM health_store.deliveries d GROUP BY d.person)
-  SELECT w.person, coalesce(l.n, 0), coalesce(h.n, 0), y.first_day, y.last_day, b.at
+  days AS (SELECT d.person, min(d.day) AS first_day, max(d.day) AS last_day FROM health_store.rollup_day d GROUP BY d.person)
+  SELECT w.person, coalesce(l.n, 0), coalesce(h.n, 0), y.first_day, y.last_day, b.last_received_at
   FROM who w
   LEFT JOIN live l ON l.person = w.person
   LEFT JOIN held h ON h.person = w.person
   LEFT JOIN days y ON y.person = w.person
-  LEFT JOIN last b ON b.person = w.person
+  LEFT JOIN health_store.persons b ON b.person = w.person
   ORDER BY w.person COLLATE "C";
 END
 $$;
 
 COMMENT ON FUNCTION health_store.people() IS
-  'One row per person held: live tokens, samples held, first and last day with a sample, the last accepted batch (person list).';
+  'One row per person held: live tokens, samples held, first and last day with a sample, when they last sent anything, a batch or a Stridee push (person list).';
 
 -- Deletes every row of a person from every table of health_store.person_tables, in the
 -- caller's transaction, after the person lock (a batch being stored lands before; one
