@@ -27,7 +27,8 @@ public final class ExportSource: @unchecked Sendable {
     private let kind: Kind
     private let documentPath: String
 
-    /// Resolves `path`; throws when it is none of the three or holds no export document.
+    /// Resolves `path`; throws when it is none of the three, holds no export document, or its
+    /// document is empty (0 bytes).
     public init(path given: String) throws(AppleExportError) {
         let url = URL(fileURLWithPath: given).standardizedFileURL.resolvingSymlinksInPath()
         path = url.path
@@ -50,7 +51,11 @@ public final class ExportSource: @unchecked Sendable {
             identityPath = document.path
             isArchive = false
             documentSize = Self.fileSize(document.path)
-        } else if Self.isZip(path) {
+        } else if Self.fileSize(path) == 0 {
+            throw AppleExportError("\(given): the file is empty (0 bytes): not the Health app's export")
+        } else if Self.isZip(path) || path.lowercased().hasSuffix(".zip") {
+            // By its bytes first; a file named .zip that does not start like one goes to libzip
+            // too, which reads it or says it is not an archive (never read as XML).
             let archive = try ZipArchive(path: path)
             let names = archive.entryNames
             guard let entry = Self.documentEntry(names) else {
@@ -72,6 +77,9 @@ public final class ExportSource: @unchecked Sendable {
             isArchive = false
             documentSize = Self.fileSize(path)
         }
+        // A folder's or archive's export document of no bytes is no export (read, it would give
+        // "0 records read" and exit 0).
+        if documentSize == 0 { throw AppleExportError("\(documentName) is empty (0 bytes): not the Health app's export") }
     }
 
     /// The export document's bytes.

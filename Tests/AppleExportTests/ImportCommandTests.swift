@@ -37,6 +37,48 @@ struct ImportCommandTests {
         }
     }
 
+    @Test("an empty file (empty.zip, an empty export.xml, a folder's or archive's 0-byte export.xml) fails with exit 1 naming it; random bytes named .zip, and an archive cut short whatever its name, are not a zip archive; nothing stored")
+    func emptyOrNotAnArchive() throws {
+        let folder = try Exports.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let unpacked = folder.appendingPathComponent("unpacked/apple_health_export")
+        try FileManager.default.createDirectory(at: unpacked, withIntermediateDirectories: true)
+        for file in [folder.appendingPathComponent("empty.zip"), folder.appendingPathComponent("export.xml"), unpacked.appendingPathComponent("export.xml")] {
+            try Data().write(to: file)
+        }
+        try Exports.zip(folder.appendingPathComponent("unpacked"), to: folder.appendingPathComponent("empty-entry.zip"))
+        var state: UInt64 = 7
+        let random = (0..<4096).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        try Data(random).write(to: folder.appendingPathComponent("random.zip"))
+        // A real archive cut short (a download that stopped), named otherwise: its bytes say zip.
+        let whole = folder.appendingPathComponent("whole.zip")
+        try Exports.zip(Exports.fixtureFolder, to: whole)
+        let bytes = try Data(contentsOf: whole)
+        try Data(bytes.prefix(bytes.count / 2)).write(to: folder.appendingPathComponent("cut.export"))
+        let cases = [
+            ("empty.zip", "empty.zip: the file is empty (0 bytes): not the Health app's export"),
+            ("export.xml", "export.xml: the file is empty (0 bytes): not the Health app's export"),
+            ("unpacked", "unpacked/apple_health_export/export.xml is empty (0 bytes): not the Health app's export"),
+            ("empty-entry.zip", "empty-entry.zip: apple_health_export/export.xml is empty (0 bytes): not the Health app's export"),
+            ("random.zip", "random.zip: not a zip archive libzip can read"),
+            ("cut.export", "cut.export: not a zip archive libzip can read"),
+        ]
+        try TestPostgres.withDatabase { db in
+            for (name, says) in cases {
+                let out = try CLIProcess.run(["import-apple-health", "--json", folder.appendingPathComponent(name).path],
+                                             environment: ["DATABASE_URL": db.connectionString])
+                #expect(out.status == 1, "\(name): \(out.stderr)")
+                #expect(out.stderr.hasPrefix("error: ") && out.stderr.contains(says), "\(name): \(out.stderr)")
+                #expect(!out.stderr.contains("records read") && out.stdout.isEmpty, "\(name): no summary")
+            }
+            #expect(try db.scalar("SELECT count(*) FROM health_store.deliveries", as: Int.self) == 0)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.ingested_files", as: Int.self) == 0)
+        }
+    }
+
     @Test("a clean import exits 0 with the summary on stderr and --json's object on stdout; run again it is a no-op, exit 0; --person decides whose")
     func cleanAndAgain() throws {
         try TestPostgres.withDatabase { db in
