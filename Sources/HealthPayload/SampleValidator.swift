@@ -88,9 +88,6 @@ enum SampleValidator {
         }
     }
 
-    private static let quantityKeys: [SampleKey] = [.value, .unit]
-    private static let categoryKeys: [SampleKey] = [.value]
-    private static let workoutKeys: [SampleKey] = [.activityType, .durationSeconds]
     private static let commonKeys: [SampleKey] = [.uuid, .id, .type, .group, .source, .start, .end, .kind]
     private static let optionalKeys: [SampleKey] = [.value, .unit, .name, .activityType, .activityName, .durationSeconds, .distanceMeters, .activeEnergyKilocalories]
 
@@ -128,16 +125,10 @@ enum SampleValidator {
         // Built only for a reason, never for a valid sample.
         var suffix: String { " (kind \(PayloadDecoder.snippet(JSONParser.decodeString(b, kindNode))))" }
 
-        // Keys each known kind always carries.
-        let required: [SampleKey]
-        switch kind {
-        case .quantity: required = quantityKeys
-        case .category: required = categoryKeys
-        case .workout: required = workoutKeys
-        case .other: required = []
-        }
+        // Keys each known kind always carries (one rule with the export's records).
+        let required = SampleRequirement.keys(of: kind)
         for key in required where node(key) == nil {
-            return "\(key.name) is missing\(suffix)"
+            return SampleRequirement.missingReason(key, kind: PayloadDecoder.snippet(JSONParser.decodeString(b, kindNode)))
         }
 
         // Every known key that is present has its one type, whatever the kind.

@@ -21,6 +21,18 @@ struct SampleRulesTests {
         (18, "future holds a number beyond PostgreSQL's numeric range: exponent outside ±1000 or over 1000 digits"),
     ]
 
+    @Test("the keys each kind always carries, one rule for healthd's samples and the export's records: a quantity its value and unit, a category its value, a workout its activityType and durationSeconds, another kind none")
+    func requiredKeys() {
+        func missing(_ kind: String, _ held: Set<String>) -> String? { SampleRequirement.missingReason(kind: kind) { held.contains($0) } }
+        #expect(missing("quantity", ["unit"]) == "value is missing (kind quantity)")
+        #expect(missing("quantity", ["value"]) == "unit is missing (kind quantity)")
+        #expect(missing("quantity", ["value", "unit"]) == nil)
+        #expect(missing("category", []) == "value is missing (kind category)")
+        #expect(missing("category", ["value"]) == nil)
+        #expect(missing("workout", ["activityType"]) == "durationSeconds is missing (kind workout)")
+        #expect(missing("mood", []) == nil)
+    }
+
     @Test("malformed samples are quarantined with their reason and the rest of the batch stays valid")
     func malformedFixture() throws {
         let batch = try jsonBatch(Fixture.bytes("malformed-samples.partial.json"))
