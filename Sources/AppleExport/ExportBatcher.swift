@@ -36,7 +36,7 @@ public struct ExportBatch: Sendable {
 
     var samples = JSONWriter(capacity: 1 << 20)
     var sampleCount = 0
-    /// Records and workouts read but refused by a bound, positioned among the samples.
+    /// Records, workouts and summaries read but refused by the mapping, positioned among the samples.
     var quarantined: [QuarantinedSample] = []
     var quarantinedBytes = 0
     /// Earliest start and latest end of its samples: the delivery's window.
@@ -234,12 +234,11 @@ final class ExportBatcher {
         skipped(SkippedElement(name: name, line: line, reason: reason))
     }
 
-    /// A record, workout or activity summary the mapping refused: quarantined with the batch
-    /// when it breaks a bound, skipped when it cannot be read; named either way.
+    /// A record, workout or activity summary the mapping refused: quarantined with the batch,
+    /// and named.
     private func refuse(_ name: String, _ line: Int, _ failure: MappingFailure, _ attributes: ElementAttributes) {
-        guard failure.isBound else { return skip(name, line, failure.reason) }
         batch.quarantine(name, line: line, reason: failure.reason, attributes: attributes)
-        skipped(SkippedElement(name: name, line: line, reason: failure.reason, isQuarantined: true))
+        skipped(SkippedElement(name: name, line: line, refused: failure))
     }
 
     /// The workout's route: its inline points and the points of every route file it names

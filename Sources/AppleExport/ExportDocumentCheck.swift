@@ -29,18 +29,18 @@ public enum ExportDocumentCheck {
             case .record(let r):
                 switch mapper.record(r) {
                 case .success(let sample): outcome.samples.append(sample.json)
-                case .failure(let f): outcome.skipped.append(SkippedElement(name: "Record", line: r.line, reason: f.reason, isQuarantined: f.isBound))
+                case .failure(let f): outcome.skipped.append(SkippedElement(name: "Record", line: r.line, refused: f))
                 }
             case .workout(let w):
                 outcome.routeFiles += w.routeFiles
                 switch mapper.workout(w) {
                 case .success(let sample): outcome.samples.append(sample.json)
-                case .failure(let f): outcome.skipped.append(SkippedElement(name: "Workout", line: w.line, reason: f.reason, isQuarantined: f.isBound))
+                case .failure(let f): outcome.skipped.append(SkippedElement(name: "Workout", line: w.line, refused: f))
                 }
             case .activitySummary(let s):
                 switch mapper.activitySummary(s) {
                 case .success(let json): outcome.summaries.append(json)
-                case .failure(let f): outcome.skipped.append(SkippedElement(name: "ActivitySummary", line: s.line, reason: f.reason, isQuarantined: f.isBound))
+                case .failure(let f): outcome.skipped.append(SkippedElement(name: "ActivitySummary", line: s.line, refused: f))
                 }
             case .skipped(let s):
                 outcome.skipped.append(s)

@@ -54,8 +54,9 @@ struct ExportActivitySummary: Sendable {
 }
 
 /// Something of the export that is not stored as a sample: named with its line, and left out —
-/// skipped when it could not be read, or quarantined (kept in `health.quarantine` with its
-/// reason) when it was read but breaks a bound a healthd sample is held to.
+/// skipped when it could not be read at all (malformed XML, a route file), or quarantined (kept
+/// in `health.quarantine` with its reason) when it was read but cannot be stored as a sample, as
+/// a healthd sample would be.
 public struct SkippedElement: Sendable, Equatable, CustomStringConvertible {
     /// The element's name (`Record`, `Workout`, …), or what else it was (`text`, a route file).
     public var name: String
@@ -65,13 +66,24 @@ public struct SkippedElement: Sendable, Equatable, CustomStringConvertible {
     public var reason: String
     /// True for a record, workout or activity summary quarantined (kept with its reason), not skipped.
     public var isQuarantined: Bool
+    /// For a quarantined element: true when a bound every way in applies refused it (a text over
+    /// 1,024 bytes, an implausible value or date), so no sample held can be its twin; false when
+    /// something it holds could not be read (an attribute missing, a date or number that is not
+    /// one, a unit with no conversion), so a sample held may be the reading it stands for.
+    public var isBound: Bool
 
     /// A skipped (or, with `isQuarantined`, quarantined) element.
-    public init(name: String, line: Int, reason: String, isQuarantined: Bool = false) {
+    public init(name: String, line: Int, reason: String, isQuarantined: Bool = false, isBound: Bool = false) {
         self.name = name
         self.line = line
         self.reason = reason
         self.isQuarantined = isQuarantined
+        self.isBound = isBound
+    }
+
+    /// A record, workout or activity summary the mapping refused: quarantined.
+    init(name: String, line: Int, refused failure: MappingFailure) {
+        self.init(name: name, line: line, reason: failure.reason, isQuarantined: true, isBound: failure.isBound)
     }
 
     /// `line 5: Record skipped: attributes construct error`, `line 9: Record quarantined: …`

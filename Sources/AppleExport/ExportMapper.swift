@@ -12,12 +12,15 @@ struct MappedSample: Sendable {
     var end: ExportTimestamp
 }
 
-/// Why an element could not become a sample or summary.
+/// Why an element could not become a sample or summary. The element was read (what cannot be
+/// read at all never reaches the mapping), so it is quarantined, as a healthd sample refused for
+/// the same reason would be.
 struct MappingFailure: Error {
     var reason: String
-    /// The element was read but breaks a bound every way in applies (a text over `TextLimit`,
-    /// a value or instant outside `Plausibility`, a number the rollups cannot sum): a record or
-    /// workout so refused is quarantined, as healthd's sample would be, rather than skipped.
+    /// The element breaks a bound every way in applies (a text over `TextLimit`, a value or
+    /// instant outside `Plausibility`, a number the rollups cannot sum), so no sample held from
+    /// another way in can be its twin; false when what it holds could not be read (an attribute
+    /// missing, a date or number that is not one, a unit with no conversion).
     var isBound = false
 
     init(_ reason: String) { self.reason = reason }
@@ -40,11 +43,12 @@ struct MappingFailure: Error {
 /// (`Timestamp`), finite numbers within the validator's bounds, strings from libxml2 (valid
 /// UTF-8, no NUL) escaped by `JSONString`.
 ///
-/// What healthd's validator quarantines fails here as a bound (`MappingFailure.isBound`), for the
-/// same reasons: a `type`, `sourceName`, `unit` or workout activity over `TextLimit.maxBytes`, a
-/// value outside its type's `Plausibility` range, an instant before 1970 or after the day after
-/// tomorrow. What cannot be read at all (no type, a date or number that is not one, a unit with
-/// no conversion) fails plainly, and the element is skipped.
+/// What healthd's validator quarantines fails here, and the element is quarantined: as a bound
+/// (`MappingFailure.isBound`) a `type`, `sourceName`, `unit` or workout activity over
+/// `TextLimit.maxBytes` (checked before anything reads the text), a value outside its type's
+/// `Plausibility` range, an instant before 1970 or after the day after tomorrow; plainly what the
+/// element holds but the warehouse cannot read (no type, a date or number that is not one, a
+/// unit with no conversion).
 struct ExportMapper: Sendable {
     let catalog: ExportCatalog
     /// The first implausible instant, milliseconds since the epoch (`Plausibility`).
@@ -209,6 +213,9 @@ struct ExportMapper: Sendable {
     /// validator's number bounds and its type's plausible range, a unit within `TextLimit`.
     static func typedValue(_ type: String, _ entry: ExportCatalog.Entry?, written: String?,
                            unit: String?) -> Result<TypedValue, MappingFailure> {
+        // A text that reaches an index (contract §1): bounded before anything reads it, a
+        // conversion too, whatever the type.
+        if let unit, let excess = TextLimit.excess(unit) { return .failure(.bound("unit is \(excess)")) }
         var typed: TypedValue
         if let entry, entry.kind == "quantity", let catalogUnit = entry.unit {
             typed = TypedValue(kind: "quantity", unit: catalogUnit)
@@ -238,10 +245,7 @@ struct ExportMapper: Sendable {
             if let written {
                 if let number = ExportNumber.parse(written) { typed.value = number } else { typed.text = written }
             }
-            if let unit, !unit.isEmpty {
-                if let excess = TextLimit.excess(unit) { return .failure(.bound("unit is \(excess)")) }
-                typed.unit = unit
-            }
+            if let unit, !unit.isEmpty { typed.unit = unit }
         }
         if let value = typed.value, let reason = rangeReason(value) { return .failure(.bound("value \(reason)")) }
         if let value = typed.value, typed.kind == "quantity", let range = Plausibility.range(of: type),

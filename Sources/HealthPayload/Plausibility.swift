@@ -48,7 +48,7 @@ public struct PlausibleRange: Sendable, Equatable, CustomStringConvertible {
 ///
 /// Its home is Swift rather than columns of `health_store.catalog` because the decision is the
 /// decoders' (HealthPayload is pure and decides before any database is reached: a healthd
-/// sample is quarantined, a Stridee body refused with `400`, an export record skipped), and
+/// sample is quarantined, a Stridee body refused with `400`, an export record quarantined), and
 /// all three read the same rows. Values are in the catalog's units (`count/min`, `m`, `kg`,
 /// `fraction`…); a type without a row has no bound on its value. Every sample's instants lie
 /// between 1970-01-01 and the end of the day after tomorrow (UTC): a later clock is wrong.

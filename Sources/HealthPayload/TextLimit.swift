@@ -5,7 +5,7 @@
 /// maximum`), and `samples (person, type, day, source)` holds two client texts at once: a
 /// sample with a long `source` would fail its whole batch on every retry. So each such text is
 /// checked where it enters — a healthd sample is quarantined, a Stridee body refused with `400`,
-/// an export record skipped, a file or command-line value refused — with a reason naming the
+/// an export record quarantined, a file or command-line value refused — with a reason naming the
 /// field and its length in UTF-8 bytes. Two texts at the bound plus a person name (at most 64
 /// bytes, `PersonName`) fit one index entry even when nothing compresses.
 public enum TextLimit {

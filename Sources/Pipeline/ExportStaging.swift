@@ -10,9 +10,10 @@ public struct StagedExport: Sendable, Equatable {
     public var exportDate: String?
     /// Records and workouts staged.
     public var records = 0
-    /// Elements that could not be read: a record among them is one no sample can be matched to.
-    /// (A quarantined record was read; no held sample is its twin, since the same bound keeps
-    /// such a sample out.)
+    /// Elements that could not be read, or whose reading could not (a record quarantined for a
+    /// value, unit or date missing or not one): a record among them is one no sample can be
+    /// matched to. (A record quarantined by a bound was read; no held sample is its twin, since
+    /// the same bound keeps such a sample out.)
     public var skipped = 0
     /// The run stopped before the end.
     public var interrupted = false
@@ -61,7 +62,7 @@ final class ExportStagingSource: BatchSource {
         do {
             return try reader.read(send: { batch in !shouldStop() && send(.batch(batch)) },
                                    onSkipped: { element in
-                                       if !element.isQuarantined { self.staged.withLock { $0.skipped += 1 } }
+                                       if !element.isQuarantined || !element.isBound { self.staged.withLock { $0.skipped += 1 } }
                                    },
                                    onProgress: { _ in })
         } catch {

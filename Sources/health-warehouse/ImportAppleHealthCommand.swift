@@ -42,11 +42,12 @@ struct ImportAppleHealthCommand: Command {
           --force            with --reconcile: mark even what the refusals above would stop
         \(WriterTimeouts.help(column: 21))
 
-        A progress bar shows on a terminal. Elements that cannot be read are skipped, each
-        named on stderr with its line, and the rest is imported. A record or workout outside
-        the bounds every way in applies (a text over 1,024 bytes, an implausible value or
-        date) is quarantined: kept in health.quarantine with its reason and line, named on
-        stderr, counted nowhere; not a failure.
+        A progress bar shows on a terminal. Elements that cannot be read (malformed XML) are
+        skipped, each named on stderr with its line, and the rest is imported. A record or
+        workout outside the bounds every way in applies (a text over 1,024 bytes, an
+        implausible value or date), or read but not a sample (a value or date that is not
+        one, a unit with no conversion), is quarantined: kept in health.quarantine with its
+        reason and line, named on stderr, counted nowhere; not a failure.
         Exit codes: 0 imported (or unchanged, or reconciled); 1 something was skipped, the
         import was stopped, a reconciliation was refused, or it failed (named on stderr); 64 usage.
 

@@ -3,10 +3,12 @@ import Testing
 import TestSupport
 
 /// A record or workout of the Health app's export that breaks a bound every way in applies (a
-/// text over 1,024 bytes, an implausible value or date) is quarantined as a healthd sample would
-/// be: kept in health.quarantine with its reason and line (`raw` its attributes), counted
-/// nowhere, named on stderr, `quarantined` in the summary, exit 0; the rest is imported, and
-/// reading the records again quarantines nothing twice (docs/apple-export.md).
+/// text over 1,024 bytes, an implausible value or date), or that was read but holds what cannot
+/// be a sample (a value or date that is not one, a unit with no conversion), is quarantined as
+/// a healthd sample would be: kept in health.quarantine with its reason and line (`raw` its
+/// attributes), counted nowhere, named on stderr, `quarantined` in the summary, exit 0; the rest
+/// is imported, and reading the records again quarantines nothing twice (docs/apple-export.md).
+/// Only what cannot be read at all (malformed XML) is skipped.
 @Suite("Export bounds")
 struct ExportBoundsTests {
     /// An export.xml of `records` (whole elements), one a line from line 4.
@@ -44,6 +46,17 @@ struct ExportBoundsTests {
          "Workout: distance -5000 is outside its plausible range: ≥ 0"),
         ("an activity summary of an implausible day", #"<ActivitySummary dateComponents="2030-01-06" activeEnergyBurned="100" activeEnergyBurnedUnit="Cal"/>"#,
          "ActivitySummary: dateComponents \"2030-01-06\" is after the day after tomorrow"),
+        // The bound is checked before the unit is read: over it, no conversion is tried.
+        ("unit length of a catalog type", record(unit: RandomText.bytes(1025, seed: 15)), "Record: unit is 1025 bytes, at most 1024"),
+        // Read, but not a sample: what a healthd sample is quarantined for too (a key mistyped, a
+        // timestamp not in the reference's shape), and a unit a catalog type has no conversion from.
+        ("a value that is not a number", record(value: "abc"), "Record: value \"abc\" is not a number"),
+        ("a date that is not one", record(date: "yesterday", value: "3"),
+         "Record: startDate \"yesterday\" is not a date like 2019-06-11 15:00:00 +0100"),
+        ("a unit a catalog type has no conversion from", record(unit: "furlong", value: "4"),
+         "Record: unit \"furlong\" of HKQuantityTypeIdentifierStepCount cannot be converted to count"),
+        ("a workout's duration that is not a number", #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="long" durationUnit="min" sourceName="Watch" startDate="2024-03-10 18:00:00 +0100" endDate="2024-03-10 18:30:00 +0100"/>"#,
+         "Workout: duration \"long\" is not a number"),
     ]
 
     @Test("a record or workout over a bound is quarantined with its line and attributes, the rest stored, exit 0",

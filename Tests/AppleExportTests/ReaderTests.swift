@@ -199,13 +199,13 @@ struct ReaderTests {
         #expect(csv.skipped == ["line 1: document skipped: Document is empty"])
     }
 
-    @Test("a record the mapping cannot use is refused with the reason: no start, an unconvertible unit, a value that is no number")
+    @Test("a record the mapping cannot use is refused with the reason, a bound or not: no start, an unconvertible unit, a value that is no number, a unit over 1,024 bytes before any conversion")
     func refusals() {
         let catalog = ExportCatalog(entries: ["HKQuantityTypeIdentifierStepCount": .init(group: "activity", kind: "quantity", unit: "count", rule: "total")])
         let mapper = ExportMapper(catalog: catalog)
         func reason(_ pairs: [(String, String)]) -> String? {
             guard case .failure(let f) = mapper.record(ExportRecord(attributes: ElementAttributes(pairs: pairs.map { ($0.0, $0.1) }), line: 1)) else { return nil }
-            return f.reason
+            return f.reason + (f.isBound ? " (bound)" : "")
         }
         let base = [("type", "HKQuantityTypeIdentifierStepCount"), ("sourceName", "Phone"), ("startDate", "2024-03-10 08:00:00 +0100"),
                     ("endDate", "2024-03-10 08:01:00 +0100")]
@@ -214,5 +214,6 @@ struct ReaderTests {
         #expect(reason(base + [("value", "12"), ("unit", "furlong")]) == "unit \"furlong\" of HKQuantityTypeIdentifierStepCount cannot be converted to count")
         #expect(reason(base + [("value", "many")]) == "value \"many\" is not a number")
         #expect(reason(base + [("value", "1e16")])?.contains("beyond ±1e15") == true)
+        #expect(reason(base + [("value", "12"), ("unit", String(repeating: "u", count: 1025))]) == "unit is 1025 bytes, at most 1024 (bound)")
     }
 }

@@ -208,6 +208,23 @@ struct ReconcileTests {
         }
     }
 
+    @Test("a record quarantined for what it holds (a unit with no conversion) refuses a reconciliation as an unreadable one does: the sample it stands for would look deleted")
+    func unreadRecordRefuses() throws {
+        let person = try Self.person(removingEvery: 25)
+        defer { try? FileManager.default.removeItem(at: person.folder) }
+        var lines = try String(contentsOf: person.xml, encoding: .utf8).components(separatedBy: "\n")
+        let index = try #require(lines.firstIndex { $0.hasPrefix(" <Record type=\"HKQuantityTypeIdentifierStepCount\"") && $0.contains(" unit=\"count\"") })
+        lines[index] = lines[index].replacingOccurrences(of: " unit=\"count\"", with: " unit=\"furlong\"")
+        try lines.joined(separator: "\n").write(to: person.xml, atomically: true, encoding: .utf8)
+        try TestPostgres.withDatabase { db in
+            try Self.push(db, person.pushed)
+            let out = try Self.reconcile(db, person.export)
+            #expect(out.status == 1)
+            #expect(out.stderr.contains("1 elements of \(person.export) could not be read"), "\(out.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == 0)
+        }
+    }
+
     @Test("never touched: samples starting at or after the ExportDate, and types the export carries no record of")
     func neverTouched() throws {
         let person = try Self.person(removingEvery: 25)
