@@ -47,8 +47,9 @@ struct MappingFailure: Error {
 /// (`MappingFailure.isBound`) a `type`, `sourceName`, `unit` or workout activity over
 /// `TextLimit.maxBytes` (checked before anything reads the text), a value outside its type's
 /// `Plausibility` range, an instant before 1970 or after the day after tomorrow; plainly what the
-/// element holds but the warehouse cannot read (no type, a date or number that is not one, a
-/// unit with no conversion).
+/// element holds but the warehouse cannot read (no type, a key a healthd sample of its kind
+/// always carries missing — `SampleRequirement` —, a date or number that is not one, a unit with
+/// no conversion).
 struct ExportMapper: Sendable {
     let catalog: ExportCatalog
     /// The first implausible instant, milliseconds since the epoch (`Plausibility`).
@@ -209,8 +210,10 @@ struct ExportMapper: Sendable {
     }
 
     /// The typed part by the type's kind: a catalog quantity converted to the catalog's unit, a
-    /// sleep stage by name, a type outside the catalog kept as written; the value within the
-    /// validator's number bounds and its type's plausible range, a unit within `TextLimit`.
+    /// sleep stage by name, a type outside the catalog kept as written; a unit within
+    /// `TextLimit`, the keys its kind always carries present (a quantity's value and unit, a
+    /// category's value), the value within the validator's number bounds and its type's
+    /// plausible range.
     static func typedValue(_ type: String, _ entry: ExportCatalog.Entry?, written: String?,
                            unit: String?) -> Result<TypedValue, MappingFailure> {
         // A text that reaches an index (contract §1): bounded before anything reads it, a
@@ -247,6 +250,16 @@ struct ExportMapper: Sendable {
             }
             if let unit, !unit.isEmpty { typed.unit = unit }
         }
+        // What a healthd sample of its kind always carries (a quantity its value and unit, a
+        // category its value), by the healthd decoder's own rule: the value as written (a sleep
+        // stage this version has no name for is one), the unit as the sample holds it. But a
+        // category outside the catalog may have none: the Health app writes no value where none
+        // applies (a mindful session, a heart-rate notification), and such a record is kept.
+        let valueless = entry == nil && typed.kind == "category"
+        let missing = SampleRequirement.missingReason(kind: typed.kind) { key in
+            key == "value" ? written != nil || valueless : key == "unit" ? typed.unit != nil : true
+        }
+        if let missing { return .failure(MappingFailure(missing)) }
         if let value = typed.value, let reason = rangeReason(value) { return .failure(.bound("value \(reason)")) }
         if let value = typed.value, typed.kind == "quantity", let range = Plausibility.range(of: type),
            let reason = Plausibility.valueReason("value", value, range, of: type) {

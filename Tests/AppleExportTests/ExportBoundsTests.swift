@@ -57,6 +57,18 @@ struct ExportBoundsTests {
          "Record: unit \"furlong\" of HKQuantityTypeIdentifierStepCount cannot be converted to count"),
         ("a workout's duration that is not a number", #"<Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="long" durationUnit="min" sourceName="Watch" startDate="2024-03-10 18:00:00 +0100" endDate="2024-03-10 18:30:00 +0100"/>"#,
          "Workout: duration \"long\" is not a number"),
+        // A key a healthd sample of its kind always carries, missing (SampleRequirement: a quantity
+        // its value and unit, in the catalog or not, a catalog category its value; a category
+        // outside the catalog may have none: kept, below).
+        ("a heart rate with no value (count/s, min, max and average only, as exports of 2015 wrote it)",
+         #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Sleep Cycle" unit="count/s" startDate="2024-03-10 08:00:00 +0100" endDate="2024-03-10 09:00:00 +0100" min="1.1" max="1.2" average="1.15" recordCount="1"/>"#,
+         "Record: value is missing (kind quantity)"),
+        ("a step count with no value", #"<Record type="HKQuantityTypeIdentifierStepCount" sourceName="Phone" unit="count" startDate="2024-03-10 09:00:00 +0100" endDate="2024-03-10 09:00:00 +0100"/>"#,
+         "Record: value is missing (kind quantity)"),
+        ("a sleep stage with no value", #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="UP" unit="" startDate="2024-03-10 01:45:00 +0100" endDate="2024-03-10 07:25:00 +0100"/>"#,
+         "Record: value is missing (kind category)"),
+        ("a quantity outside the catalog with no unit", record(type: "HKQuantityTypeIdentifierBloodGlucose", unit: "", value: "5.4"),
+         "Record: unit is missing (kind quantity)"),
     ]
 
     @Test("a record or workout over a bound is quarantined with its line and attributes, the rest stored, exit 0",

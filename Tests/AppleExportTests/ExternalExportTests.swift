@@ -6,9 +6,9 @@ import TestSupport
 /// projects, SOURCES.md says which), read in place: imported by the built binary, it exits 0,
 /// or 1 with what it could not read named (the files that are not exports, the 2015 German one
 /// that is not well-formed, the excerpts whose route files stayed behind); its implausible
-/// records are quarantined, each listed here, named on stderr and kept with its line; and the
-/// samples of each type are exactly the file's other well-formed records, counted apart by
-/// Python's own XML parser.
+/// records and those without a value are quarantined, each listed here, named on stderr and
+/// kept with its line; and the samples of each type are exactly the file's other well-formed
+/// records, counted apart by Python's own XML parser.
 @Suite("The real exports in ../shared/external")
 struct ExternalExportTests {
     /// Counts, per type, the distinct well-formed records of an export (type, source, start,
@@ -69,6 +69,21 @@ struct ExternalExportTests {
         ],
     ]
 
+    /// The records of these files without a `value` attribute, by type (distinct well-formed
+    /// records, as the counter counts them): a healthd sample of a quantity or category lacking
+    /// its value is quarantined, in the catalog or not (`SampleRequirement`), and so are they,
+    /// with `value is missing (kind quantity)` or `(kind category)`. The 2015 exports' heart rates
+    /// in count/s carry only min, max and average (and a few NikeFuel, sleep and sexual activity
+    /// records no value at all); the Apple Watch's heart-rate notifications and a mindful
+    /// session (`HKCategoryValueNotApplicable`) are written without one.
+    static let valueless: [String: [String: Int]] = [
+        "ericwolter-apple-healthkit-csv__export.xml": ["HKQuantityTypeIdentifierHeartRate": 89],
+        "ericwolter-apple-healthkit-csv__Exportieren.xml": [
+            "HKQuantityTypeIdentifierHeartRate": 80, "HKQuantityTypeIdentifierNikeFuel": 6,
+            "HKCategoryTypeIdentifierSleepAnalysis": 1,
+        ],
+    ]
+
     static var files: [URL] {
         guard let folder = Exports.external,
               let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return [] }
@@ -88,7 +103,10 @@ struct ExternalExportTests {
                 var expected = try #require(try JSONSerialization.jsonObject(with: Data(counted.stdout.utf8)) as? [String: Int])
                 let implausible = Self.implausible[file.lastPathComponent] ?? []
                 for record in implausible { expected[record.type] = (expected[record.type] ?? 0) - 1 }
+                let valueless = Self.valueless[file.lastPathComponent] ?? [:]
+                for (type, count) in valueless { expected[type] = (expected[type] ?? 0) - count }
                 expected = expected.filter { $0.value > 0 }
+                let quarantined = implausible.count + valueless.values.reduce(0, +)
 
                 let out = try CLIProcess.run(["import-apple-health", "--json", "--person", person, file.path],
                                              environment: ["DATABASE_URL": db.connectionString])
@@ -103,11 +121,22 @@ struct ExternalExportTests {
                     #expect(named.count == skipped, "\(name): every skipped element is named on stderr")
                 }
                 let quarantinedNamed = out.stderr.split(separator: "\n").filter { $0.hasPrefix("warning: \(file.path): ") && $0.contains(" quarantined: ") }
-                #expect(quarantinedNamed.count == implausible.count, "\(name): \(quarantinedNamed)")
-                #expect(json["quarantined"] as? Int == implausible.count, "\(name)")
-                let kept = try db.rows("SELECT reason FROM health.quarantine WHERE person = $1 ORDER BY batch_sequence, position", [person]).map { $0[0] ?? "" }
+                #expect(quarantinedNamed.count == quarantined, "\(name): \(quarantinedNamed.prefix(5))")
+                #expect(json["quarantined"] as? Int == quarantined, "\(name)")
+                let kept = try db.rows("SELECT reason FROM health.quarantine WHERE person = $1 AND reason NOT LIKE '%: value is missing (kind %' ORDER BY batch_sequence, position",
+                                       [person]).map { $0[0] ?? "" }
                 #expect(kept.count == implausible.count && zip(kept, implausible).allSatisfy { $0.0.hasPrefix($0.1.reason) },
                         "\(name): quarantined \(kept)")
+                var missing: [String: Int] = [:]
+                for row in try db.rows("""
+                    SELECT raw::jsonb->>'type', count(*), bool_and(reason LIKE '%, Record: value is missing (kind ' ||
+                                                                   CASE WHEN raw::jsonb->>'type' LIKE 'HKCategory%' THEN 'category)' ELSE 'quantity)' END)
+                    FROM health.quarantine WHERE person = $1 AND reason LIKE '%: value is missing (kind %' GROUP BY 1
+                    """, [person]) {
+                    missing[row[0]!] = Int(row[1]!)!
+                    #expect(row[2] == "t", "\(name): \(row[0]!) is quarantined as a quantity or category by its type")
+                }
+                #expect(missing == valueless, "\(name): records without a value")
                 var held: [String: Int] = [:]
                 for row in try db.rows("SELECT type, count(*) FROM health.samples WHERE person = $1 GROUP BY type", [person]) {
                     held[row[0]!] = Int(row[1]!)!
@@ -146,15 +175,20 @@ struct ExternalExportTests {
             let german = try run("ericwolter-apple-healthkit-csv__Exportieren.xml", "de")
             #expect(german.status == 1)
             #expect(german.stderr.contains("line 5: Record skipped: Specification mandates value for attribute Health"))
-            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'de'", as: Int.self) == 1499)
+            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'de'", as: Int.self) == 1412,
+                    "1499 records, 87 of them without the value their kind needs (the sexual activity, a category outside the catalog, needs none)")
             #expect(try db.scalar("SELECT min(start_at)::text FROM health.samples WHERE person = 'de' AND source = 'Withings'", as: String.self) != nil)
             // The iOS 12 archive with two readings dated 2030 (its steps and distance): implausible, so
-            // quarantined and named, the rest imported, exit 0; its export_cda.xml left alone.
+            // quarantined and named, the rest imported, exit 0; its export_cda.xml left alone. Its
+            // mindful session, written without a value (none applies), is kept.
             let ios12 = try run("rgosdin-docs__export.zip", "ios12")
             #expect(ios12.status == 0, "\(ios12.stderr)")
             #expect(ios12.stderr.components(separatedBy: "quarantined: startDate \"2030-01-06 12:35:46 -0400\" is after the day after tomorrow")
                         .count - 1 == 2, "\(ios12.stderr)")
             #expect(try db.scalar("SELECT count(*) FROM health.quarantine WHERE person = 'ios12'", as: Int.self) == 2)
+            #expect(!ios12.stderr.contains("value is missing"), "\(ios12.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'ios12' AND type = 'HKCategoryTypeIdentifierMindfulSession' AND value IS NULL",
+                                  as: Int.self) == 1)
             #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'ios12' AND start_at >= '2030-01-01'", as: Int.self) == 0)
             #expect(try db.scalar("SELECT count(*) FROM health.samples WHERE person = 'ios12'", as: Int.self)! > 0)
             // Glucose in mmol<180.1558800000541>/L and energy in Cal; an HRV beat at 7:47:41.86 PM.

@@ -199,9 +199,10 @@ struct ReaderTests {
         #expect(csv.skipped == ["line 1: document skipped: Document is empty"])
     }
 
-    @Test("a record the mapping cannot use is refused with the reason, a bound or not: no start, an unconvertible unit, a value that is no number, a unit over 1,024 bytes before any conversion")
+    @Test("a record the mapping cannot use is refused with the reason, a bound or not: no start, an unconvertible unit, a value that is no number, a unit over 1,024 bytes before any conversion, no value")
     func refusals() {
-        let catalog = ExportCatalog(entries: ["HKQuantityTypeIdentifierStepCount": .init(group: "activity", kind: "quantity", unit: "count", rule: "total")])
+        let catalog = ExportCatalog(entries: ["HKQuantityTypeIdentifierStepCount": .init(group: "activity", kind: "quantity", unit: "count", rule: "total"),
+                                              "HKCategoryTypeIdentifierSleepAnalysis": .init(group: "sleep", kind: "category", unit: nil, rule: "sleep")])
         let mapper = ExportMapper(catalog: catalog)
         func reason(_ pairs: [(String, String)]) -> String? {
             guard case .failure(let f) = mapper.record(ExportRecord(attributes: ElementAttributes(pairs: pairs.map { ($0.0, $0.1) }), line: 1)) else { return nil }
@@ -215,5 +216,9 @@ struct ReaderTests {
         #expect(reason(base + [("value", "many")]) == "value \"many\" is not a number")
         #expect(reason(base + [("value", "1e16")])?.contains("beyond ±1e15") == true)
         #expect(reason(base + [("value", "12"), ("unit", String(repeating: "u", count: 1025))]) == "unit is 1025 bytes, at most 1024 (bound)")
+        #expect(reason(base + [("unit", "count")]) == "value is missing (kind quantity)")
+        #expect(reason([("type", "HKCategoryTypeIdentifierSleepAnalysis")] + base.dropFirst()) == "value is missing (kind category)")
+        // The Health app writes no value where none applies (a mindful session): kept.
+        #expect(reason([("type", "HKCategoryTypeIdentifierMindfulSession")] + base.dropFirst()) == nil)
     }
 }
