@@ -119,12 +119,90 @@ $$;
 COMMENT ON FUNCTION health_store.accept_push(text, boolean, timestamptz) IS
   'Whether a Stridee push of a person may be stored: a relay push connects them and may; a device push needs an active connection. Caller holds the person lock.';
 
+-- Writes a healthkit.v1 workout body that differs from the one held (or is the first): the body
+-- upserted whole with its heart rate's extremes, its streams replacing those held, its route
+-- (store_route). Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.write_workout_body(
+  p_person        text,
+  p_uuid          uuid,
+  p_header        jsonb,
+  p_body_sha256   bytea,
+  p_streams       health_store.workout_stream[],
+  p_route         health_store.workout_route,
+  p_received_at   timestamptz
+) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  INSERT INTO health_store.stridee_workouts AS w (
+    person, uuid, activity_type, server_type, source_name, source_bundle_id, device_name, start_at, end_at,
+    duration_s, distance_m, energy_kcal, header, heart_rate_min, heart_rate_mean, heart_rate_max,
+    body_sha256, first_received_at, last_received_at)
+  SELECT p_person, p_uuid, (p_header->>'activityType')::integer, p_header->>'serverType',
+         p_header->>'sourceName', p_header->>'sourceBundleId', p_header->>'deviceName',
+         (p_header->>'startDate')::timestamptz, (p_header->>'endDate')::timestamptz,
+         (p_header->>'duration')::double precision, (p_header->>'totalDistanceMeters')::double precision,
+         (p_header->>'totalEnergyKcal')::double precision, p_header, hr.low, hr.mean, hr.high,
+         p_body_sha256, p_received_at, p_received_at
+  FROM (SELECT min(x.v) AS low, avg(x.v) AS mean, max(x.v) AS high
+        FROM unnest(p_streams) s CROSS JOIN LATERAL unnest(s.v) AS x(v) WHERE s.stream = 'heart_rate') hr
+  ON CONFLICT (person, uuid) DO UPDATE SET
+    activity_type = excluded.activity_type, server_type = excluded.server_type,
+    source_name = excluded.source_name, source_bundle_id = excluded.source_bundle_id,
+    device_name = excluded.device_name, start_at = excluded.start_at, end_at = excluded.end_at,
+    duration_s = excluded.duration_s, distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal,
+    header = excluded.header, heart_rate_min = excluded.heart_rate_min,
+    heart_rate_mean = excluded.heart_rate_mean, heart_rate_max = excluded.heart_rate_max,
+    body_sha256 = excluded.body_sha256, last_received_at = excluded.last_received_at;
+
+  DELETE FROM health_store.workout_streams WHERE person = p_person AND uuid = p_uuid;
+  INSERT INTO health_store.workout_streams (person, uuid, stream, t, v)
+  SELECT p_person, p_uuid, s.stream, s.t, s.v
+  FROM unnest(p_streams) s
+  WHERE coalesce(cardinality(s.t), 0) > 0;
+
+  PERFORM health_store.store_route(p_person, p_uuid, 'stridee', p_route);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.write_workout_body(text, uuid, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz) IS
+  'Writes a healthkit.v1 workout body of a person whole: the body (with its heart rate''s extremes), its streams and its route, replacing what an earlier body held.';
+
+-- A healthkit.v1 workout as a sample in healthd's shape: start and end as written (so the day
+-- follows the same rule as every sample's), the body's hash as its id, the header kept whole
+-- under "stridee", distance and energy only when the body carries them.
+CREATE OR REPLACE FUNCTION health_store.stridee_workout_sample(p_header jsonb, p_body_sha256 bytea)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN jsonb_build_object(
+    'uuid', p_header->>'uuid',
+    'id', encode(p_body_sha256, 'hex'),
+    'type', 'HKWorkoutTypeIdentifier',
+    'group', 'workouts',
+    'kind', 'workout',
+    'source', coalesce(p_header->>'sourceBundleId', p_header->>'sourceName', 'unknown'),
+    'start', p_header->>'startDate',
+    'end', p_header->>'endDate',
+    'activityType', (p_header->>'activityType')::integer,
+    -- Lower-cased in the C collation: ASCII only, whatever the database's (an ICU tr-TR
+    -- lowers I to a dotless ı).
+    'activityName', lower(p_header->>'serverType' COLLATE "C"),
+    'durationSeconds', (p_header->>'duration')::double precision,
+    'stridee', p_header)
+  || jsonb_strip_nulls(jsonb_build_object(
+       'distanceMeters', (p_header->>'totalDistanceMeters')::double precision,
+       'activeEnergyKilocalories', (p_header->>'totalEnergyKcal')::double precision));
+
+COMMENT ON FUNCTION health_store.stridee_workout_sample(jsonb, bytea) IS
+  'A healthkit.v1 workout body''s header as its workout sample in healthd''s shape (the body''s hash as id, the header under stridee).';
+
 -- Stores one healthkit.v1 workout body, validated by the caller: the body replaces an earlier
--- copy whole (streams and route included); the workout sample goes through the write path
--- (store_samples), made or updated unless healthd sent the workout, and brought back if a
--- reconciliation marked it deleted, the same body again too. Answers stored (new), replaced
--- (another body held before), unchanged (the same body again) or not_connected (a device push
--- while the person is not connected: nothing stored).
+-- copy whole (write_workout_body); the workout sample (stridee_workout_sample) goes through the
+-- write path (store_samples), made or updated unless healthd sent the workout, and brought back
+-- if a reconciliation marked it deleted, the same body again too. Answers stored (new),
+-- replaced (another body held before), unchanged (the same body again) or not_connected (a
+-- device push while the person is not connected: nothing stored).
 --
 -- p_credential true for the receiver: the person's credential checked again under the lock
 --            (health_store.hold_person)
@@ -147,7 +225,6 @@ AS $$
 DECLARE
   v_uuid   uuid := (p_header->>'uuid')::uuid;
   v_held   bytea;
-  v_sample jsonb;
 BEGIN
   PERFORM health_store.hold_person(p_person, p_credential);
   IF NOT health_store.accept_push(p_person, p_connect, p_received_at) THEN
@@ -163,63 +240,18 @@ BEGIN
   IF v_held = p_body_sha256 THEN
     UPDATE health_store.stridee_workouts SET last_received_at = p_received_at WHERE person = p_person AND uuid = v_uuid;
   ELSE
-    INSERT INTO health_store.stridee_workouts AS w (
-      person, uuid, activity_type, server_type, source_name, source_bundle_id, device_name, start_at, end_at,
-      duration_s, distance_m, energy_kcal, header, heart_rate_min, heart_rate_mean, heart_rate_max,
-      body_sha256, first_received_at, last_received_at)
-    SELECT p_person, v_uuid, (p_header->>'activityType')::integer, p_header->>'serverType',
-           p_header->>'sourceName', p_header->>'sourceBundleId', p_header->>'deviceName',
-           (p_header->>'startDate')::timestamptz, (p_header->>'endDate')::timestamptz,
-           (p_header->>'duration')::double precision, (p_header->>'totalDistanceMeters')::double precision,
-           (p_header->>'totalEnergyKcal')::double precision, p_header, hr.low, hr.mean, hr.high,
-           p_body_sha256, p_received_at, p_received_at
-    FROM (SELECT min(x.v) AS low, avg(x.v) AS mean, max(x.v) AS high
-          FROM unnest(p_streams) s CROSS JOIN LATERAL unnest(s.v) AS x(v) WHERE s.stream = 'heart_rate') hr
-    ON CONFLICT (person, uuid) DO UPDATE SET
-      activity_type = excluded.activity_type, server_type = excluded.server_type,
-      source_name = excluded.source_name, source_bundle_id = excluded.source_bundle_id,
-      device_name = excluded.device_name, start_at = excluded.start_at, end_at = excluded.end_at,
-      duration_s = excluded.duration_s, distance_m = excluded.distance_m, energy_kcal = excluded.energy_kcal,
-      header = excluded.header, heart_rate_min = excluded.heart_rate_min,
-      heart_rate_mean = excluded.heart_rate_mean, heart_rate_max = excluded.heart_rate_max,
-      body_sha256 = excluded.body_sha256, last_received_at = excluded.last_received_at;
-
-    DELETE FROM health_store.workout_streams WHERE person = p_person AND uuid = v_uuid;
-    INSERT INTO health_store.workout_streams (person, uuid, stream, t, v)
-    SELECT p_person, v_uuid, s.stream, s.t, s.v
-    FROM unnest(p_streams) s
-    WHERE coalesce(cardinality(s.t), 0) > 0;
-
-    PERFORM health_store.store_route(p_person, v_uuid, 'stridee', p_route);
+    PERFORM health_store.write_workout_body(p_person, v_uuid, p_header, p_body_sha256, p_streams, p_route, p_received_at);
   END IF;
 
-  -- The workout as a sample in healthd's shape (start and end as written, so the day follows
-  -- the same rule as every sample's), stored unless a winning copy (healthd's) is held.
-  v_sample := jsonb_build_object(
-    'uuid', p_header->>'uuid',
-    'id', encode(p_body_sha256, 'hex'),
-    'type', 'HKWorkoutTypeIdentifier',
-    'group', 'workouts',
-    'kind', 'workout',
-    'source', coalesce(p_header->>'sourceBundleId', p_header->>'sourceName', 'unknown'),
-    'start', p_header->>'startDate',
-    'end', p_header->>'endDate',
-    'activityType', (p_header->>'activityType')::integer,
-    -- Lower-cased in the C collation: ASCII only, whatever the database's (an ICU tr-TR
-    -- lowers I to a dotless ı).
-    'activityName', lower(p_header->>'serverType' COLLATE "C"),
-    'durationSeconds', (p_header->>'duration')::double precision,
-    'stridee', p_header)
-    || jsonb_strip_nulls(jsonb_build_object(
-         'distanceMeters', (p_header->>'totalDistanceMeters')::double precision,
-         'activeEnergyKilocalories', (p_header->>'totalEnergyKcal')::double precision));
-  PERFORM health_store.store_samples(p_person, jsonb_build_array(v_sample), 'stridee', p_received_at, NULL, false);
+  -- Stored unless a winning copy (healthd's) is held.
+  PERFORM health_store.store_samples(p_person, jsonb_build_array(health_store.stridee_workout_sample(p_header, p_body_sha256)),
+                                     'stridee', p_received_at, NULL, false);
   RETURN CASE WHEN v_held IS NULL THEN 'stored' WHEN v_held = p_body_sha256 THEN 'unchanged' ELSE 'replaced' END;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.store_workout(text, boolean, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz) IS
-  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included) and its workout sample through the write path unless healthd sent it (the same body again brings back a sample marked deleted); answers stored (new), replaced, unchanged or not_connected.';
+  'Stores one healthkit.v1 workout body of a person (replacing an earlier copy whole, streams and route included: write_workout_body) and its workout sample through the write path unless healthd sent it (the same body again brings back a sample marked deleted); answers stored (new), replaced, unchanged or not_connected.';
 
 -- Stores a healthkit.wellness.v1 batch, validated by the caller, given as parallel arrays
 -- (one element per item, in body order): each item upserted on (person, kind, startTime), the
@@ -288,6 +320,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.store_route(text, uuid, health_store.sample_origin, health_store.workout_route),
   health_store.set_connection(text, boolean, boolean, timestamptz),
   health_store.accept_push(text, boolean, timestamptz),
+  health_store.write_workout_body(text, uuid, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz),
   health_store.store_workout(text, boolean, boolean, jsonb, bytea, health_store.workout_stream[], health_store.workout_route, timestamptz),
   health_store.store_wellness(text, boolean, boolean, text[], timestamptz[], text[], timestamptz[], bigint[], boolean[], text[], json[], timestamptz)
 FROM PUBLIC;
