@@ -124,6 +124,10 @@ public struct PersonImporter: Sendable {
             let stored = file.storedSHA256.flatMap(Self.bytes(hex:)) ?? SHA256.hash(bytes)
             _ = try StrideeStore(pool: pool).storeWorkout(workout, person: person, connect: true, bodySHA256: stored)
             summary.workouts += 1
+        case .haeFills:
+            try pool.withTransaction { connection in
+                try connection.query("SELECT health_store.restore_workout_fills($1, $2::jsonb)", [person, PostgresBinaryText(bytes)])
+            }
         case .appleExportRoute, .haeRoute:
             try pool.withTransaction { connection in
                 try connection.query("SELECT health_store.restore_route($1, $2::jsonb)", [person, PostgresBinaryText(bytes)])

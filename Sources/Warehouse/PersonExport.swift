@@ -17,6 +17,8 @@ public enum PersonFileKind: String, Sendable, CaseIterable {
     case haeRoute = "hae-route"
     /// A stream Health Auto Export brought, as stored.
     case haeStream = "hae-stream"
+    /// What Health Auto Export's workouts filled in workouts of other ways in, as stored.
+    case haeFills = "hae-fills"
     /// A Health Auto Export body of its other arrays' items.
     case haeRecords = "hae-records"
     /// A Stridee `healthkit.v1` body.

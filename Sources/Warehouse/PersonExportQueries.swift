@@ -89,6 +89,13 @@ enum PersonExportQueries {
         ORDER BY s.uuid, s.stream
         """
 
+    /// What Health Auto Export's workouts filled in workouts of other ways in, the rows as stored
+    /// without the person: `health_store.restore_workout_fills` takes them back.
+    static let haeFills = """
+        SELECT count(*), coalesce(json_agg(to_jsonb(f) - 'person' ORDER BY f.uuid), '[]')::text
+        FROM health_store.workout_fills f WHERE f.person = $1
+        """
+
     /// Health Auto Export bodies of the items of its other arrays (`health.hae_records`),
     /// `itemsPerBody` to a body: `{"data": {"symptoms": [...], ...}}`, each item as held.
     static let haeRecords = """
@@ -124,7 +131,8 @@ enum PersonExportQueries {
     static func statements(person: String) -> [(sql: String, parameters: [(any PostgresBindable)?])] {
         [(sampleBodies, [person, PersonExporter.samplesPerBody, PersonExporter.storedBytesPerBody]), (workoutBodies, [person]),
          (storedRoutes, [person]), (haeStreams, [person]), (haeRecords, [person, PersonExporter.itemsPerBody]),
-         (wellnessBodies, [person, PersonExporter.itemsPerBody, PersonExporter.storedBytesPerBody]), (activitySummaries, [person])]
+         (wellnessBodies, [person, PersonExporter.itemsPerBody, PersonExporter.storedBytesPerBody]), (activitySummaries, [person]),
+         (haeFills, [person])]
     }
 
     /// Writes every file but the settings and the manifest.
@@ -168,6 +176,12 @@ enum PersonExportQueries {
         let summaries = try connection.query(activitySummaries, [person]).first!
         files.append(try writer.write("activity-summaries.json", kind: .activitySummaries, items: try summaries.decode(0),
                                       Array(try summaries.decode(1, as: String.self).utf8)))
+        // Last: read back after every workout they fill.
+        let fills = try connection.query(haeFills, [person]).first!
+        if try fills.decode(0, as: Int.self) > 0 {
+            files.append(try writer.write("hae/fills.json", kind: .haeFills, items: try fills.decode(0),
+                                          Array(try fills.decode(1, as: String.self).utf8)))
+        }
         return files
     }
 

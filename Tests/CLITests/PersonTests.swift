@@ -67,12 +67,22 @@ struct PersonTests {
                                          "--format", "apple-export", "--out", "\(folder)/export"])
         #expect(export.status == 0, "\(export.stderr)")
         #expect(try CLIProcess.run(["set-time-zone", "Europe/Berlin", "--person", person, "--database-url", db.connectionString]).status == 0)
+        // A healthd workout sent without name, distance or energy, and Health Auto Export's copy of it that has
+        // them: what it fills (health_store.workout_fills) goes with the person.
+        let dance = "F1F2F3F4-0000-4000-8000-" + String(format: "%012d", seed)
+        try Data(Bodies.workout(uuid: dance, start: "2026-02-25T18:00:00.000+01:00", end: "2026-02-25T18:45:00.000+01:00",
+                                activityType: 14, name: nil, distance: nil, energy: nil))
+            .write(to: URL(fileURLWithPath: "\(folder)/backlog/zz-dance.json"))
         let ingest = try CLIProcess.run(["ingest", "\(folder)/backlog", "--person", person, "--database-url", db.connectionString])
         #expect(ingest.status == 0, "\(ingest.stderr)")
         let imported = try CLIProcess.run(["import-apple-health", "\(folder)/export/export.zip", "--person", person,
                                            "--database-url", db.connectionString])
         #expect(imported.status == 0, "\(imported.stderr)")
         try FileManager.default.createDirectory(atPath: "\(folder)/hae/points", withIntermediateDirectories: true)
+        try Data(HAEBodies.body(workouts: [HAEBodies.workout(id: nil, name: "Dance", start: "2026-02-25 18:00:00 +0100",
+                                                            end: "2026-02-25 18:45:00 +0100", duration: 2700, distanceKm: 1.5,
+                                                            energyKcal: 310)]))
+            .write(to: URL(fileURLWithPath: "\(folder)/hae/points/dance.json"))
         try Data(HAEDemo(start: CivilDate("2026-02-20")!, days: 2, seed: UInt64(seed)).haeBody()).write(to: URL(fileURLWithPath: "\(folder)/hae/minutes.json"))
         for fixture in ["hae-workouts-v2.good.json", "hae-records.good.json", "hae-sleep-segments.good.json"] {
             try Data(try Bodies.fixture(fixture)).write(to: URL(fileURLWithPath: "\(folder)/hae/points/\(fixture)"))
@@ -130,6 +140,8 @@ struct PersonTests {
             }
             #expect(alice["workouts"]!.contains { $0.contains(",stridee,") || $0.contains(",both,") })
             #expect(alice["workouts"]!.contains { $0.contains(",hae,") })
+            #expect(alice["workouts"]!.contains { $0.contains(",14,Dance,2700,1500,310,") && $0.contains(",healthd,") },
+                    "healthd's dance filled by the app's copy: \(alice["workouts"]!.filter { $0.contains("Dance") })")
 
             let stored = try Self.exportStorage(db, person: "alice")
             #expect(stored[0] > 0 && stored[1] > 0 && stored[3] > 0, "the export's records hold members and dates apart: \(stored)")
@@ -137,6 +149,7 @@ struct PersonTests {
             let url = ["--database-url", db.connectionString]
             let exported = try CLIProcess.run(["person", "export", "alice", "--to", "\(folder)/out"] + url)
             #expect(exported.status == 0, "\(exported.stderr)")
+            #expect(FileManager.default.fileExists(atPath: "\(folder)/out/hae/fills.json"))
             let deleted = try CLIProcess.run(["person", "delete", "alice", "--yes"] + url)
             #expect(deleted.status == 0, "\(deleted.stderr)")
             #expect(deleted.stdout.contains("sample_rows\t\(try #require(alice["samples"]).count)"), "\(deleted.stdout)")

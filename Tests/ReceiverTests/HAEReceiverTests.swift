@@ -194,6 +194,58 @@ struct HAEReceiverTests {
         }
     }
 
+    /// A healthd dance at 07:00–07:30 sent without a name (a deprecated type), distance or energy.
+    func bareHealthdWorkout(_ uuid: String, energy: String? = nil) -> [UInt8] {
+        Bodies.workout(uuid: uuid, start: "2025-03-10T07:00:00.000+01:00", end: "2025-03-10T07:30:00.000+01:00",
+                       activityType: 14, name: nil, distance: nil, energy: energy)
+    }
+
+    let haeDance = HAEBodies.body(workouts: [HAEBodies.workout(id: "C1C2C3C4-0000-4000-8000-000000000009", name: "Dance",
+                                                               start: "2025-03-10 07:00:00 +0100", end: "2025-03-10 07:30:00 +0100",
+                                                               duration: 1800, distanceKm: 2, energyKcal: 250)])
+
+    /// health.workouts' name, distance and energy, and daily_workouts' distance and energy, of 2025-03-10.
+    func danceFigures(_ db: TestDatabase) throws -> [String?] {
+        let w = try #require(try db.query("SELECT activity_name, distance_m, energy_kcal, origin, count(*) OVER () FROM health.workouts").first)
+        let d = try #require(try db.query("SELECT distance_m, energy_kcal FROM health.daily_workouts WHERE day = '2025-03-10'").first)
+        return [w[0], w[1], w[2], w[3], w[4], d[0], d[1]]
+    }
+
+    @Test("what a held workout lacks is filled from Health Auto Export's copy, nothing of it overwritten, its own resend still a duplicate")
+    func workoutFilled() throws {
+        try withReceiver { receiver, db in
+            let healthd = bareHealthdWorkout("D1D2D3D4-0000-4000-8000-000000000009")
+            #expect(try receiver.post(healthd).status == 200)
+            #expect(try danceFigures(db) == ["activity type 14", nil, nil, "healthd", "1", nil, nil])
+            let (status, answer) = try postHAE(receiver, haeDance)
+            #expect(status == 200 && answer["duplicates"] == 1 && answer["inserted"] == 0)
+            #expect(try danceFigures(db) == ["Dance", "2000", "250", "healthd", "1", "2000", "250"])
+            #expect(try db.query("SELECT * FROM health_store.verify_rollups('default')").isEmpty)
+            // The healthd sample gives back what healthd sent: nothing of the fill in its payload.
+            #expect(try text(db, "SELECT payload ?| ARRAY['distanceMeters', 'activeEnergyKilocalories', 'activityName'] FROM health.samples WHERE kind = 'workout'") == "f")
+            // healthd's resend of the same workout is a duplicate, and the fill stays.
+            let resent = try json(receiver.post(healthd))
+            #expect((resent["duplicates"] as? NSNumber)?.intValue == 1 && (resent["replaced"] as? NSNumber)?.intValue == 0)
+            #expect(try danceFigures(db) == ["Dance", "2000", "250", "healthd", "1", "2000", "250"])
+            // A copy of its own with energy: its own value counts, the fill's distance still fills.
+            #expect(try receiver.post(bareHealthdWorkout("D1D2D3D4-0000-4000-8000-000000000009", energy: "300")).status == 200)
+            #expect(try danceFigures(db) == ["Dance", "2000", "300", "healthd", "1", "2000", "300"])
+            #expect(try db.query("SELECT * FROM health_store.verify_rollups('default')").isEmpty)
+
+            // The other order: the app's workout held first, replaced by healthd's (another uuid), which it fills.
+            try db.query("SELECT health_store.delete_person('default')")
+            #expect(try postHAE(receiver, haeDance).answer["inserted"] == 1)
+            #expect(try danceFigures(db) == ["Dance", "2000", "250", "hae", "1", "2000", "250"])
+            #expect(try receiver.post(bareHealthdWorkout("D1D2D3D4-0000-4000-8000-00000000000a")).status == 200)
+            #expect(try danceFigures(db) == ["Dance", "2000", "250", "healthd", "1", "2000", "250"])
+            #expect(try text(db, "SELECT uuid::text FROM health_store.workout_fills") == "d1d2d3d4-0000-4000-8000-00000000000a")
+            #expect(try db.query("SELECT * FROM health_store.verify_rollups('default')").isEmpty)
+            // Deleting the person takes the fill with it.
+            try db.query("SELECT health_store.delete_person('default')")
+            #expect(try number(db, "SELECT count(*) FROM health_store.workout_fills") == 0)
+        }
+    }
+
     @Test("a workout re-sent replaces its own streams and route, never a Stridee body's")
     func workoutResent() throws {
         try withReceiver { receiver, db in

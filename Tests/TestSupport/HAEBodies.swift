@@ -17,11 +17,13 @@ public enum HAEBodies {
     /// A version 2 workout with a heart rate series and a route of `routePoints` points a
     /// minute apart from its start.
     public static func workout(id: String?, name: String = "Outdoor Run", start: String, end: String, duration: Double? = nil,
-                               distanceKm: Double? = nil, heartRates: [Double] = [], routePoints: Int = 0) -> String {
+                               distanceKm: Double? = nil, energyKcal: Double? = nil, heartRates: [Double] = [],
+                               routePoints: Int = 0) -> String {
         var members = [#""name":"\#(name)""#, #""start":"\#(start)""#, #""end":"\#(end)""#]
         if let id { members.append(#""id":"\#(id)""#) }
         if let duration { members.append(#""duration":\#(duration)"#) }
         if let distanceKm { members.append(#""distance":{"qty":\#(distanceKm),"units":"km"}"#) }
+        if let energyKcal { members.append(#""activeEnergyBurned":{"qty":\#(energyKcal),"units":"kcal"}"#) }
         // `start` plus k minutes (within its day), as the app writes a date.
         func minute(_ k: Int) -> String {
             let m = Int(start.dropFirst(14).prefix(2))! + k

@@ -182,9 +182,15 @@ SELECT k.person, k.type, k.day, k.source, t.rule, coalesce(t.per_source_winner, 
 FROM (
   SELECT s.person, s.type, s.day, s.source,
          array_agg(health_store.sample_facts_of(s.kind, s.value, s.start_at, s.end_at, s.uuid, s.activity_type,
-                                                s.duration_s, s.distance_m, s.energy_kcal, s.value_min,
+                                                s.duration_s, coalesce(s.distance_m, f.distance_m),
+                                                coalesce(s.energy_kcal, f.energy_kcal), s.value_min,
                                                 s.value_max)) AS samples
   FROM health_store.live_samples s
+  -- A workout's distance and energy, where it has none, from what a Health Auto Export copy of
+  -- it brought (0104_workout_fills.sql); looked up for workouts alone (OFFSET 0 keeps the kind a
+  -- gate before the probe).
+  LEFT JOIN LATERAL (SELECT f.distance_m, f.energy_kcal FROM health_store.workout_fills f
+                     WHERE s.kind = 'workout' AND f.person = s.person AND f.uuid = s.uuid OFFSET 0) f ON true
   -- A coalescing counts in no total and no sample count (24_coalescing.sql), nor does a sample
   -- Health deleted (live_samples: 62_deletions.sql).
   WHERE NOT s.coalesced

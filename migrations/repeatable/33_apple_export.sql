@@ -93,8 +93,10 @@ COMMENT ON FUNCTION health_store.revive_pushed_twins(text, uuid[]) IS
 
 -- Before samples are written: deletes the held samples of ways in they win over that they are
 -- twins of (the twins incoming_samples found: imported records, Health Auto Export points), moves
--- such a workout's route and streams to the workout replacing it (unless that one has its own),
--- and returns what leaving the held samples changed. Caller holds the person lock.
+-- such a workout's route, streams and fill to the workout replacing it (unless that one has its
+-- own; a Health Auto Export workout's own name, distance and energy become its fill:
+-- workout_fills), and returns what leaving the held samples changed, the keys of the workouts
+-- filled among it. Caller holds the person lock.
 CREATE OR REPLACE FUNCTION health_store.drop_lower_twins(p_person text, p_rows health_store.incoming_sample[])
 RETURNS health_store.sample_changes
 LANGUAGE plpgsql
@@ -107,6 +109,7 @@ DECLARE
   v_series integer[];
   v_starts timestamptz[];
   v_ends   timestamptz[];
+  v_filled uuid[];
 BEGIN
   -- Each twin once, replaced by the least uuid of the samples it is.
   SELECT array_agg(p.old_uuid), array_agg(p.new_uuid) INTO v_old, v_new
@@ -116,6 +119,15 @@ BEGIN
   IF v_old IS NULL THEN
     RETURN NULL;
   END IF;
+
+  -- What a Health Auto Export workout replaced here brought, kept for the workout replacing it
+  -- (unless that has a fill already): it lacks none of it now, and may lack it later.
+  INSERT INTO health_store.workout_fills (person, uuid, activity_name, distance_m, energy_kcal)
+  SELECT p_person, m.new_uuid, s.activity_name, s.distance_m, s.energy_kcal
+  FROM unnest(v_old, v_new) AS m(old_uuid, new_uuid)
+  JOIN health_store.sample_rows s ON s.person = p_person AND s.uuid = m.old_uuid
+  WHERE s.origin = 'hae' AND s.kind = 'workout'
+  ON CONFLICT (person, uuid) DO NOTHING;
 
   WITH gone AS (
     DELETE FROM health_store.sample_rows s
@@ -141,13 +153,26 @@ BEGIN
     AND NOT EXISTS (SELECT 1 FROM health_store.workout_streams o
                     WHERE o.person = p_person AND o.uuid = m.new_uuid AND o.stream = s.stream);
   DELETE FROM health_store.workout_streams s WHERE s.person = p_person AND s.uuid = ANY (v_old);
+  UPDATE health_store.workout_fills f SET uuid = m.new_uuid
+  FROM unnest(v_old, v_new) AS m(old_uuid, new_uuid)
+  WHERE f.person = p_person AND f.uuid = m.old_uuid
+    AND NOT EXISTS (SELECT 1 FROM health_store.workout_fills o WHERE o.person = p_person AND o.uuid = m.new_uuid);
+  DELETE FROM health_store.workout_fills f WHERE f.person = p_person AND f.uuid = ANY (v_old);
 
-  RETURN health_store.changes_of_rows(p_person, v_days, v_series, v_starts, v_ends);
+  -- A workout filled here has its key recomputed after it is written (its totals are not the
+  -- batch's alone: merged, they would leave the fill out).
+  SELECT array_agg(f.uuid) INTO v_filled
+  FROM health_store.workout_fills f WHERE f.person = p_person AND f.uuid = ANY (v_new);
+  RETURN health_store.changes_plus(
+    health_store.changes_of_rows(p_person, v_days, v_series, v_starts, v_ends),
+    (SELECT ROW(array_agg(DISTINCT ROW(r.day, r.type, r.source)::health_store.rollup_key), NULL, NULL, NULL,
+                false)::health_store.sample_changes
+     FROM unnest(p_rows) r WHERE r.uuid = ANY (v_filled) HAVING count(*) > 0));
 END
 $$;
 
 COMMENT ON FUNCTION health_store.drop_lower_twins(text, health_store.incoming_sample[]) IS
-  'Deletes the held samples of ways in that samples of a batch win over and are twins of (imported records, Health Auto Export points), moving their routes and streams, and returns what that changed. Called by write_samples under the person lock.';
+  'Deletes the held samples of ways in that samples of a batch win over and are twins of (imported records, Health Auto Export points), moving their routes, streams and fills (a Health Auto Export workout''s own values becoming a fill), and returns what that changed. Called by write_samples under the person lock.';
 
 -- The route of an imported workout, stored under the workout it belongs to: the imported one,
 -- or the pushed twin it matched (a workout of the same span), unless that pushed workout has a

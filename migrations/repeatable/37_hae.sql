@@ -32,10 +32,42 @@ $$;
 COMMENT ON FUNCTION health_store.store_hae_samples(text, boolean, jsonb, uuid, timestamptz, boolean) IS
   'Stores a chunk of a Health Auto Export body''s metric samples through store_samples (origin hae); returns the inserted, replaced and matched counts.';
 
+-- What a Health Auto Export workout brings to the held workout of another way in that it is
+-- (p_target): its activity name, distance and energy kept in workout_fills (replacing what an
+-- earlier copy of it brought), read wherever the held workout has none of its own; the held
+-- workout's rollup key recomputed (queued with p_defer) when the fill gives it a total it
+-- lacked. Caller holds the person lock.
+CREATE OR REPLACE FUNCTION health_store.fill_workout(p_person text, p_target uuid, p_name text, p_distance_m double precision,
+                                                     p_energy_kcal double precision, p_defer boolean)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_held health_store.sample_rows;
+BEGIN
+  INSERT INTO health_store.workout_fills AS f (person, uuid, activity_name, distance_m, energy_kcal)
+  VALUES (p_person, p_target, p_name, p_distance_m, p_energy_kcal)
+  ON CONFLICT (person, uuid) DO UPDATE SET activity_name = excluded.activity_name, distance_m = excluded.distance_m,
+                                           energy_kcal = excluded.energy_kcal;
+  SELECT s.* INTO v_held FROM health_store.sample_rows s WHERE s.person = p_person AND s.uuid = p_target;
+  IF v_held.distance_m IS NULL OR v_held.energy_kcal IS NULL THEN
+    PERFORM health_store.apply_sample_changes(
+      p_person, health_store.changes_of_rows(p_person, ARRAY[v_held.day], ARRAY[v_held.series], ARRAY[v_held.start_at],
+                                             ARRAY[v_held.end_at]),
+      p_defer);
+  END IF;
+END
+$$;
+
+COMMENT ON FUNCTION health_store.fill_workout(text, uuid, text, double precision, double precision, boolean) IS
+  'Keeps what a Health Auto Export workout brings to the held workout of another way in it is (activity name, distance, energy: workout_fills, read where the held one has none) and recomputes that workout''s rollup key when it lacked a total. Caller holds the person lock.';
+
 -- Stores one workout of a body: its sample (healthd's shape, validated by the decoder) through
 -- store_samples, then its streams and route on the workout it is held as. That is its own uuid
 -- (as Health Auto Export's copy, or as a copy of a way in that wins, healthd's), else the
--- workout of another way in it is a twin of (same span to the second). On a workout that is
+-- workout of another way in it is a twin of (same span to the second). Held as another way's
+-- workout, its name, distance and energy fill what that one lacks (fill_workout). On a workout that is
 -- Health Auto Export's own or has no Stridee body, its streams replace those held; otherwise
 -- (a Stridee body's) only a stream the workout lacks is added. Its route replaces a route of
 -- its own, fills a workout without one, and never replaces another way's.
@@ -50,14 +82,15 @@ AS $$
 DECLARE
   v_uuid   uuid := (p_sample->>'uuid')::uuid;
   v_target uuid;
+  v_origin health_store.sample_origin;
 BEGIN
   PERFORM health_store.hold_person(p_person, p_credential);
   SELECT s.n_inserted, s.n_replaced, s.n_matched INTO n_inserted, n_replaced, n_matched
   FROM health_store.store_samples(p_person, jsonb_build_array(p_sample), 'hae', p_received_at, p_export, p_defer) s;
 
-  SELECT s.uuid INTO v_target FROM health_store.sample_rows s WHERE s.person = p_person AND s.uuid = v_uuid;
+  SELECT s.uuid, s.origin INTO v_target, v_origin FROM health_store.sample_rows s WHERE s.person = p_person AND s.uuid = v_uuid;
   IF v_target IS NULL THEN
-    SELECT w.uuid INTO v_target
+    SELECT w.uuid, w.origin INTO v_target, v_origin
     FROM health_store.workout_samples w
     WHERE w.person = p_person AND w.origin <> 'hae'
       AND health_store.is_twin(w.start_at, w.end_at, NULL, NULL, (p_sample->>'start')::timestamptz,
@@ -67,6 +100,11 @@ BEGIN
   END IF;
   IF v_target IS NULL THEN
     RETURN;
+  END IF;
+  IF v_origin <> 'hae' THEN
+    PERFORM health_store.fill_workout(p_person, v_target, p_sample->>'activityName',
+                                      (p_sample->>'distanceMeters')::double precision,
+                                      (p_sample->>'activeEnergyKilocalories')::double precision, p_defer);
   END IF;
 
   -- A Stridee body's own streams are never overwritten (two statements: Citus cannot send a
@@ -138,6 +176,7 @@ COMMENT ON FUNCTION health_store.store_hae_delivery(text, boolean, health_store.
 
 REVOKE EXECUTE ON FUNCTION
   health_store.store_hae_samples(text, boolean, jsonb, uuid, timestamptz, boolean),
+  health_store.fill_workout(text, uuid, text, double precision, double precision, boolean),
   health_store.store_hae_workout(text, boolean, jsonb, health_store.workout_stream[], health_store.workout_route, uuid, timestamptz, boolean),
   health_store.store_hae_delivery(text, boolean, health_store.delivery_origin, text, uuid, timestamptz, timestamptz, integer, integer, integer, integer, jsonb, jsonb, bytea, timestamptz)
 FROM PUBLIC;

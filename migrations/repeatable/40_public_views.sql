@@ -212,8 +212,9 @@ COMMENT ON COLUMN health.daily_workouts.is_partial IS 'True while the day is not
 -- health.workouts
 CREATE OR REPLACE VIEW health.workouts AS
 SELECT w.person, w.day, w.uuid, w.start_at, w.end_at, w.activity_type,
-       coalesce(w.activity_name, 'activity type ' || w.activity_type) AS activity_name,
-       w.duration_s, w.distance_m, w.energy_kcal, w.source,
+       coalesce(w.activity_name, f.activity_name, 'activity type ' || w.activity_type) AS activity_name,
+       w.duration_s, coalesce(w.distance_m, f.distance_m) AS distance_m, coalesce(w.energy_kcal, f.energy_kcal) AS energy_kcal,
+       w.source,
        coalesce(o.uuids, '{}'::uuid[]) AS overlapping,
        CASE WHEN w.origin = 'healthd' AND sw.uuid IS NOT NULL THEN 'both' ELSE w.origin::text END AS origin,
        sw.server_type, sw.device_name, coalesce(sw.heart_rate_min, hr.low) AS heart_rate_min,
@@ -235,6 +236,8 @@ LEFT JOIN LATERAL (
 -- What a Stridee body adds to the workout (whoever sent it first), and its route.
 LEFT JOIN health_store.stridee_workouts sw ON sw.person = w.person AND sw.uuid = w.uuid
 LEFT JOIN health_store.workout_routes r ON r.person = w.person AND r.uuid = w.uuid
+-- What a Health Auto Export copy of it brought, where it has none of its own.
+LEFT JOIN health_store.workout_fills f ON f.person = w.person AND f.uuid = w.uuid
 -- Without a Stridee body, the heart rate of the stream Health Auto Export sent (heartRateData).
 LEFT JOIN LATERAL (
   SELECT min(x.v) AS low, avg(x.v) AS mean, max(x.v) AS high
@@ -250,10 +253,10 @@ COMMENT ON COLUMN health.workouts.uuid IS 'Apple Health''s identifier of the wor
 COMMENT ON COLUMN health.workouts.start_at IS 'Start (timestamptz).';
 COMMENT ON COLUMN health.workouts.end_at IS 'End (timestamptz).';
 COMMENT ON COLUMN health.workouts.activity_type IS 'Apple HKWorkoutActivityType raw value.';
-COMMENT ON COLUMN health.workouts.activity_name IS 'Activity name as sent (running, cycling, …), or ''activity type N'' when the app sent none.';
+COMMENT ON COLUMN health.workouts.activity_name IS 'Activity name as sent (running, cycling, …); where the workout came without one, the name a Health Auto Export copy of it gave, else ''activity type N''.';
 COMMENT ON COLUMN health.workouts.duration_s IS 'Duration in seconds.';
-COMMENT ON COLUMN health.workouts.distance_m IS 'Distance in metres; NULL when none was recorded.';
-COMMENT ON COLUMN health.workouts.energy_kcal IS 'Active energy in kilocalories; NULL when none was recorded.';
+COMMENT ON COLUMN health.workouts.distance_m IS 'Distance in metres (where the workout came without one, what a Health Auto Export copy of it recorded); NULL when none was recorded.';
+COMMENT ON COLUMN health.workouts.energy_kcal IS 'Active energy in kilocalories (where the workout came without it, what a Health Auto Export copy of it recorded); NULL when none was recorded.';
 COMMENT ON COLUMN health.workouts.source IS 'Bundle identifier of the app or device that recorded it.';
 COMMENT ON COLUMN health.workouts.overlapping IS 'uuids of the person''s other workouts whose time overlaps this one (start before its end and end after its start), ordered by start; {} when none.';
 COMMENT ON COLUMN health.workouts.origin IS 'What brought the workout: healthd (the app''s sample), stridee (a healthkit.v1 body only), both (the same HKWorkout uuid from each: one workout, healthd''s values), export (the Health app''s export) or hae (Health Auto Export).';

@@ -12,9 +12,9 @@ VALUES
   ('quarantine', 1), ('deliveries', 2), ('sample_rows', 3), ('series', 4), ('export_contexts', 5), ('coverings', 6),
   ('long_spans', 7), ('key_frontiers', 8), ('rollup_source', 9), ('rollup_day_type', 10), ('rollup_day', 11),
   ('migration_tasks', 12), ('ingested_files', 13),
-  ('workout_streams', 14), ('workout_routes', 15), ('stridee_workouts', 16), ('wellness_items', 17),
-  ('activity_summaries', 18), ('reconciliations', 19), ('export_records', 20), ('connections', 21),
-  ('source_priorities', 22), ('source_names', 23), ('settings', 24), ('tokens', 25), ('hae_records', 26), ('persons', 27);
+  ('workout_streams', 14), ('workout_routes', 15), ('workout_fills', 16), ('stridee_workouts', 17), ('wellness_items', 18),
+  ('activity_summaries', 19), ('reconciliations', 20), ('export_records', 21), ('connections', 22),
+  ('source_priorities', 23), ('source_names', 24), ('settings', 25), ('tokens', 26), ('hae_records', 27), ('persons', 28);
 
 COMMENT ON VIEW health_store.person_tables IS
   'Every health_store table with a person column, in delete order (children first): the one list person delete uses.';
@@ -261,6 +261,38 @@ $$;
 COMMENT ON FUNCTION health_store.restore_stream(text, jsonb) IS
   'Writes back an exported workout stream row (without its person) for a person, under the person lock; a stream held for that workout stays.';
 
+-- Writes back what Health Auto Export's workouts filled in workouts of other ways in, as
+-- `person export` read them (a JSON array of the stored rows without their person), under the
+-- person lock: a fill held for that workout stays; the rollup keys of the held workouts filled
+-- are recomputed.
+CREATE OR REPLACE FUNCTION health_store.restore_workout_fills(p_person text, p_rows jsonb) RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+  v_uuids uuid[];
+BEGIN
+  PERFORM health_store.lock_person(p_person);
+  WITH added AS (
+    INSERT INTO health_store.workout_fills
+    SELECT (jsonb_populate_record(NULL::health_store.workout_fills, e || jsonb_build_object('person', p_person))).*
+    FROM jsonb_array_elements(p_rows) e
+    ON CONFLICT (person, uuid) DO NOTHING
+    RETURNING uuid
+  )
+  SELECT array_agg(a.uuid) INTO v_uuids FROM added a;
+  PERFORM health_store.apply_sample_changes(
+    p_person,
+    (SELECT health_store.changes_of_rows(p_person, array_agg(s.day), array_agg(s.series), array_agg(s.start_at),
+                                         array_agg(s.end_at))
+     FROM health_store.sample_rows s WHERE s.person = p_person AND s.uuid = ANY (v_uuids)),
+    false);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.restore_workout_fills(text, jsonb) IS
+  'Writes back exported workout fills (rows without their person) for a person, under the person lock, and recomputes the rollups of the workouts they fill; a fill held for that workout stays.';
+
 -- A person's deletion marks and reconciliations as one JSON object (`person export`):
 -- {"marks": [{uuid, deleted_at, deleted_by_export}], "reconciliations": [rows without the person]}.
 CREATE OR REPLACE FUNCTION health_store.person_deletions(p_person text) RETURNS jsonb
@@ -314,6 +346,7 @@ COMMENT ON FUNCTION health_store.restore_deletions(text, jsonb) IS
 REVOKE EXECUTE ON FUNCTION
   health_store.person_rows(text),
   health_store.restore_stream(text, jsonb),
+  health_store.restore_workout_fills(text, jsonb),
   health_store.person_deletions(text),
   health_store.restore_deletions(text, jsonb),
   health_store.restore_route(text, jsonb),
