@@ -451,6 +451,9 @@ struct ExportMapper: Sendable {
             }
             stamps.append(stamp)
         }
+        if let reason = Plausibility.spanReason(start: stamps[0].milliseconds, end: stamps[1].milliseconds, ("startDate", "endDate")) {
+            return .failure(.bound(reason))
+        }
         return .success((source, stamps[0], stamps[1]))
     }
 

@@ -130,7 +130,7 @@ extension HAEWalker {
     mutating func quantity(_ plan: MetricPlan, _ path: String, _ range: Range<Int>) throws(StrideePayloadError) -> HAESample {
         let heart = plan.metric?.shape == .heartRate
         let (start, date) = try instant(.date, path)
-        let end = aggregation?.end(of: start) ?? start
+        let end = try bucketEnd(start, path)
         let valueKey: PointKey = heart && slots[PointKey.Avg.rawValue] >= 0 ? .Avg : .qty
         var value = try number(valueKey, path, required: plan.metric != nil)
         var low = heart ? try number(.Min, path, required: false) : nil
@@ -159,7 +159,7 @@ extension HAEWalker {
     /// `{date, systolic, diastolic}`: a sample for each of the two present.
     mutating func bloodPressure(_ plan: MetricPlan, _ path: String, _ range: Range<Int>) throws(StrideePayloadError) -> [HAESample] {
         let (start, date) = try instant(.date, path)
-        let end = aggregation?.end(of: start) ?? start
+        let end = try bucketEnd(start, path)
         let consumed = PointKey.mask([.date, .systolic, .diastolic, .source])
         let source = try self.source(.source, path)
         let keep = try extras(consumed, range, path)
@@ -178,6 +178,18 @@ extension HAEWalker {
         }
         if made.isEmpty { throw StrideePayloadError(path: path, "systolic and diastolic are both missing") }
         return made
+    }
+
+    /// The end of the bucket starting at `start` (the point itself without an aggregation): an
+    /// end after the day after tomorrow is as implausible as a healthd sample's (a bucket of
+    /// the week, month or year still under way is sent again once it is over).
+    func bucketEnd(_ start: Timestamp, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> Timestamp {
+        guard let aggregation else { return start }
+        let end = aggregation.end(of: start)
+        if let reason = Plausibility.instantReason(microseconds: end.microsecondsSinceEpoch, latest: reader.latest) {
+            throw StrideePayloadError(path: path() + ".date", "the bucket's end (\(aggregation.rawValue)) \(reason)")
+        }
+        return end
     }
 
     /// A sleep segment `{startDate, endDate, value}`: one sleep sample of its stage.
@@ -260,7 +272,8 @@ extension HAEWalker {
             return last.index
         }
         let text = try reader.string(node, "\(path()).\(key)")
-        let interned = intern(text)
+        // An empty name is none.
+        let interned = intern(text.isEmpty ? "Health Auto Export" : text)
         if !node.stringFlags.contains(.escaped) { lastSource = (node.contentRange, interned) }
         return interned
     }

@@ -128,6 +128,12 @@ public enum Plausibility {
         return nil
     }
 
+    /// `end is before start` (in `what`'s words) when a span ends before it starts, or nil: an
+    /// instantaneous reading ends at its start, and no sample ends before it.
+    public static func spanReason(start: Int64, end: Int64, _ what: (start: String, end: String) = ("start", "end")) -> String? {
+        end < start ? "\(what.end) is before \(what.start)" : nil
+    }
+
     /// `instantReason` of microseconds since the epoch.
     public static func instantReason(microseconds: Int64, latest: Int64) -> String? {
         instantReason(milliseconds: CivilDate.floorDivide(microseconds, 1000), latest: latest)

@@ -112,6 +112,7 @@ enum SampleValidator {
             ? UUIDText.isValid(JSONParser.decodeString(b, uuid))
             : UUIDText.isValid(b, uuid.contentRange)
         if !uuidValid { return "uuid is not a UUID" }
+        var span: [Int64] = []
         for key in [SampleKey.start, .end] {
             guard let stamp = timestamp(b, node(key)!) else {
                 return "\(key.name) is not a timestamp like 2026-08-21T10:25:30.000+02:00"
@@ -119,7 +120,9 @@ enum SampleValidator {
             if let reason = Plausibility.instantReason(milliseconds: stamp.millisecondsSinceEpoch, latest: latest) {
                 return "\(key.name) \(reason)"
             }
+            span.append(stamp.millisecondsSinceEpoch)
         }
+        if let reason = Plausibility.spanReason(start: span[0], end: span[1]) { return reason }
         let kindNode = node(.kind)!
         let kind = SampleKind(b, kindNode)
         // Built only for a reason, never for a valid sample.

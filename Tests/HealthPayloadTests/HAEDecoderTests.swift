@@ -99,6 +99,23 @@ struct HAEDecoderTests {
         #expect(all.first?["end"] as? String == end)
     }
 
+    @Test("a bucket still under way past the day after tomorrow is quarantined, as a healthd sample ending then would be")
+    func bucketEndBound() throws {
+        let now: Int64 = 1_796_644_800_000  // 2026-12-07T12:00:00Z
+        let text = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2026-12-07 00:00:00 +0000","qty":10,"source":"wk"},{"date":"2026-12-01 00:00:00 +0000","qty":70,"source":"wk"}]}]}}"#
+        let weeks = try HAEDecoder.decode(Array(text.utf8), aggregation: "weeks", now: now)
+        #expect(weeks.quarantined.map(\.reason) == ["data.metrics[0].data[0].date: the bucket's end (weeks) is after the day after tomorrow (2026-12-09 UTC)"])
+        #expect(try samples(weeks).map { $0["end"] as? String } == ["2026-12-08T00:00:00.000+00:00"])
+        #expect(try HAEDecoder.decode(Array(text.utf8), aggregation: "days", now: now).quarantined.isEmpty)
+    }
+
+    @Test("a point whose source is empty is Health Auto Export's, as one without a source")
+    func emptySource() throws {
+        let text = #"{"data":{"metrics":[{"name":"step_count","units":"count","data":[{"date":"2026-12-02 10:00:00 +0100","qty":5,"source":""},{"date":"2026-12-02 11:00:00 +0100","qty":6}]}]}}"#
+        let all = try samples(try HAEDecoder.decode(Array(text.utf8), aggregation: nil))
+        #expect(all.map { $0["source"] as? String } == ["Health Auto Export", "Health Auto Export"])
+    }
+
     @Test("a month from the 31st ends on the next month's last day; a year from 29 February on the 28th")
     func calendarBuckets() {
         let stamp = Timestamp(microsecondsSinceEpoch: 1_706_659_200_000_000 + 3_600_000_000, offsetSeconds: -3600)  // 2024-01-31 00:00 -01:00

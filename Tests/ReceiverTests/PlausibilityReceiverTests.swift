@@ -25,6 +25,23 @@ struct PlausibilityReceiverTests {
         }
     }
 
+    @Test("a healthd sample that ends before it starts is quarantined, counted nowhere: a night's reversed segment takes no minutes from its source")
+    func reversed() throws {
+        try withReceiver { receiver, db in
+            func core(_ n: Int, source: String, start: String, end: String) -> String {
+                #"{"uuid":"A1B2C3D4-0000-4000-8000-00000000001\#(n)","id":"c\#(n)","type":"HKCategoryTypeIdentifierSleepAnalysis","group":"sleep","source":"\#(source)","start":"\#(start)","end":"\#(end)","kind":"category","value":3,"name":"asleepCore"}"#
+            }
+            let answer = try receiver.post(Bodies.json(samples: [
+                core(1, source: "W", start: "2026-08-26T03:00:00.000Z", end: "2026-08-26T02:00:00.000Z"),
+                core(2, source: "W", start: "2026-08-26T04:00:00.000Z", end: "2026-08-26T06:00:00.000Z"),
+                core(3, source: "V", start: "2026-08-26T04:00:00.000Z", end: "2026-08-26T05:30:00.000Z"),
+            ]))
+            #expect(answer.status == 200 && json(answer)["inserted"] as? Int == 2 && json(answer)["quarantined"] as? Int == 1)
+            #expect(try cells(db, "SELECT position::text, reason FROM health.quarantine").map { $0.map { $0 ?? "" } } == [["1", "end is before start"]])
+            #expect(try cells(db, "SELECT source, asleep_min::text FROM health.daily_sleep").map { $0.map { $0 ?? "" } } == [["W", "120"]])
+        }
+    }
+
     @Test("the audit's Stridee workouts are 400 naming the field and store nothing: a negative heart rate, a negative distance, route points of year 1 and 9999",
           arguments: [
             (["heartRate": "[{\"t\":\"2026-10-01T06:02:16Z\",\"v\":-80}]"], "heartRate[0].v: -80 is outside its plausible range: > 0 and < 400"),
