@@ -73,9 +73,9 @@ struct ExportMapper: Sendable {
         case .success(let found): (source, start, end) = found
         case .failure(let failure): return .failure(failure)
         }
-        let written = a["value"], unit = a["unit"]
-        let uuid = Self.uuid([type, source, a["startDate"]!, a["endDate"]!, written ?? "", unit ?? ""])
         let entry = catalog[type]
+        let written = Self.writtenValue(a, rule: entry?.rule), unit = a["unit"]
+        let uuid = Self.uuid([type, source, a["startDate"]!, a["endDate"]!, written ?? "", unit ?? ""])
 
         let typed: TypedValue
         switch Self.typedValue(type, entry, written: written, unit: unit) {
@@ -130,6 +130,16 @@ struct ExportMapper: Sendable {
         w.endObject()
         w.endObject()
         return .success(MappedSample(json: w.bytes, uuid: uuid, start: start, end: end))
+    }
+
+    /// A record's value as written: its `value`, else — exports before iOS 9 wrote a reading as
+    /// `min`, `max` and `average` over `recordCount` readings, no `value` — the `average` of a
+    /// type that is not summed (a heart rate: the rule reading takes it as the record's reading;
+    /// all three stay in `healthExport`).
+    static func writtenValue(_ a: ElementAttributes, rule: String?) -> String? {
+        if let value = a["value"] { return value }
+        guard rule != "total", a["recordCount"] != nil else { return nil }
+        return a["average"]
     }
 
     /// The members of a record's `healthExport` block that many records share: its source's device
