@@ -392,9 +392,13 @@ struct ViewsRulesTests {
                 S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-03-01T12:00:00.000+01:00", value: 4321),
                 S.quantity(S.U(2), HK.bodyFat, source: "scale", start: "2026-03-01T07:00:00.000+01:00", value: 0.2),
                 S.quantity(S.U(3), "HKQuantityTypeIdentifierFancyNewMetric", source: "watch", start: "2026-03-03T12:00:00.000+01:00", value: 7, unit: "count", group: "activity"),
+                // The workout type sent as a quantity: held (typed columns empty), but no workout.
+                S.quantity(S.U(4), "HKWorkoutTypeIdentifier", source: "watch", start: "2026-03-04T12:00:00.000+01:00", value: 5, unit: "count", group: "workouts"),
             ])
             let summary = try c.table("SELECT * FROM health.daily_summary ORDER BY day")
-            #expect(summary.dictionaries.map { text($0, "day") } == ["2026-03-01", "2026-03-03"])
+            #expect(summary.dictionaries.map { text($0, "day") } == ["2026-03-01", "2026-03-03", "2026-03-04"])
+            #expect(isNull(summary.row(where: "day", is: "2026-03-04"), "workouts"), "no count of 0 workouts")
+            #expect(try c.table("SELECT * FROM health.daily_workouts").count == 0)
             let first = summary.row(where: "day", is: "2026-03-01")
             #expect(double(first, "steps") == 4321)
             #expect(close(double(first, "body_fat_pct"), 20))

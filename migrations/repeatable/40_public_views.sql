@@ -196,7 +196,8 @@ SELECT d.person, d.day, d.workouts, d.duration_s, d.distance_m, d.energy_kcal,
        health_store.is_partial_in(d.day, st.time_zone) AS is_partial
 FROM health_store.rollup_day_type d
 LEFT JOIN health_store.settings st ON st.person = d.person
-WHERE d.rule = 'workout';
+-- A day whose samples of the workout type are none of them workouts (sent as another kind) has none.
+WHERE d.rule = 'workout' AND d.workouts > 0;
 
 COMMENT ON VIEW health.daily_workouts IS
   'Workouts per day: count and totals over every source (overlapping sessions are each counted; see health.workouts.overlapping); one row per person and local day with workouts.';
@@ -301,8 +302,9 @@ SELECT d.person, d.day,
        d.heart_rate_max, d.resting_heart_rate, d.walking_heart_rate, d.hrv_sdnn_ms,
        d.oxygen_saturation_pct, d.respiratory_rate, d.vo2_max, d.body_temperature_c,
        d.blood_pressure_systolic, d.blood_pressure_diastolic, d.body_mass_kg, d.height_m,
-       d.body_mass_index, d.body_fat_pct, d.lean_body_mass_kg, d.workouts,
-       d.workout_duration_s, d.unknown_samples
+       d.body_mass_index, d.body_fat_pct, d.lean_body_mass_kg,
+       -- A sample of the workout type sent as another kind is no workout: no count of 0.
+       nullif(d.workouts, 0) AS workouts, d.workout_duration_s, d.unknown_samples
 FROM health_store.rollup_day d
 LEFT JOIN health_store.settings st ON st.person = d.person;
 
