@@ -20,6 +20,8 @@ protocol Command: Sendable {
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
     var hint: String?
+    /// The exit code: 1, or 64 when what failed is an argument the database refused (an unknown time zone).
+    var status: Int32 = 1
     var description: String { message }
 }
 

@@ -83,6 +83,7 @@ enum HealthWarehouse {
         case let failure as CommandFailure:
             printError("error: \(failure.message)")
             if let hint = failure.hint { printError("hint: \(hint)") }
+            return failure.status
         case let postgres as PostgresError:
             printError("error: \(postgres)", "hint: " + (postgres.isTransient
                 ? "check that PostgreSQL is running and the connection settings (--database-url, DATABASE_URL, PG* variables) are right"

@@ -42,7 +42,8 @@ struct SetTimeZoneCommand: Command {
             do {
                 try connection.query("SELECT health.set_time_zone($1, $2)", [person, timeZone])
             } catch let error as PostgresError where error.kind == .server && error.sqlState == SQLState.invalidParameterValue {
-                throw CommandFailure(message: error.message, hint: "use an IANA name such as Europe/Berlin or America/New_York")
+                // A time zone PostgreSQL does not know is a usage error, as a malformed one is.
+                throw CommandFailure(message: error.message, hint: "use an IANA name such as Europe/Berlin or America/New_York", status: 64)
             }
             printError("time zone of \(person) set to \(timeZone); their samples are re-dayed")
             return 0

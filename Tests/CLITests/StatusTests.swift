@@ -58,7 +58,7 @@ struct StatusTests {
             #expect(try db.scalar("SELECT day::text FROM health.samples", as: String.self) == "2026-08-22")
             #expect(try db.scalar("SELECT day::text FROM health.daily_totals", as: String.self) == "2026-08-22")
             let bad = try CLIProcess.run(["set-time-zone", "Mars/Olympus", "--database-url", db.connectionString])
-            #expect(bad.status == 1)
+            #expect(bad.status == 64, "an unknown time zone is a usage error")
             #expect(bad.stderr.contains("Mars/Olympus"))
             #expect(bad.stderr.contains("hint: "))
             #expect(try db.scalar("SELECT time_zone FROM health.settings WHERE person = 'default'", as: String.self) == "Asia/Tokyo")
