@@ -10,6 +10,8 @@ public struct StagedExport: Sendable, Equatable {
     public var exportDate: String?
     /// Records and workouts staged.
     public var records = 0
+    /// `Record` elements read (the import's `records_read`).
+    public var recordElements = 0
     /// Elements that could not be read, or whose reading could not (a record quarantined for a
     /// value, unit or date missing or not one): a record among them is one no sample can be
     /// matched to. (A record quarantined by a bound was read; no held sample is its twin, since
@@ -85,6 +87,7 @@ final class ExportStagingSource: BatchSource {
     func didStore(_ batch: ExportBatch, _ stored: StoredBatch) {
         staged.withLock {
             $0.records += batch.delivery?.sampleCount ?? 0
+            $0.recordElements += batch.recordsRead
             if let date = batch.exportDate { $0.exportDate = date }
         }
     }

@@ -41,7 +41,8 @@ struct ExportReconcile {
         let plan = try reconcile(run: run, exportDate: exportDate, startedAt: started, apply: false)
         if command.dryRun {
             var summary = ImportSummary()
-            summary.recordsRead = staged.records
+            // Nothing imported: the counts of what was read alone (records_read counts Record elements, as the import does).
+            summary.recordsRead = staged.recordElements
             report(plan, exportDate: exportDate, summary: summary, wouldBe: true)
             return 0
         }

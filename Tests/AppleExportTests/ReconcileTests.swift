@@ -167,6 +167,8 @@ struct ReconcileTests {
             let out = try Self.reconcile(db, person.export, ["--dry-run"])
             #expect(out.status == 0, "\(out.stderr)")
             #expect(try Self.json(out)["deleted"] as? Int == person.removed.count)
+            let records = try String(contentsOfFile: person.export + "/export.xml", encoding: .utf8).components(separatedBy: "<Record ").count - 1
+            #expect(try records > 0 && Self.json(out)["records_read"] as? Int == records, "records_read counts Record elements, as the import does")
             #expect(out.stderr.contains("would be marked deleted") && out.stderr.contains("2024-03"), "\(out.stderr)")
             #expect(try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(deleted_at) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries), (SELECT count(*) FROM health_store.export_records)") == held)
             #expect(try db.scalar("SELECT count(*) FROM health_store.reconciliations", as: Int.self) == 0)
