@@ -126,8 +126,8 @@ public final class MCPEndpoint: Sendable {
     /// or `default` while no token was ever minted and no proxy forwarded the request; nil
     /// when refused.
     func authenticate(_ headers: HTTPHeaders) throws -> Credential? {
-        let token = headers["Authorization"].flatMap(ReceiverConfiguration.bearerToken)
-            ?? headers[credentials.authHeader].flatMap(credentials.token(fromHeader:))
+        let token = headers.only("Authorization").flatMap(ReceiverConfiguration.bearerToken)
+            ?? headers.only(credentials.authHeader).flatMap(credentials.token(fromHeader:))
         if let token, case .live(let id, let person, let expiresAt) = try tokens.lookup(token: token) {
             return Credential(person: person, tokenID: id, expiresAt: expiresAt)
         }

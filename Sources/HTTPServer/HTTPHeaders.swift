@@ -16,6 +16,13 @@ public struct HTTPHeaders: Sendable {
         fields.first { Self.sameName($0.name, name) }?.value
     }
 
+    /// The value of the field `name` (case-insensitive) when it came exactly once; nil when
+    /// absent or repeated (a credential sent twice is neither of the two).
+    public func only(_ name: String) -> String? {
+        let found = values(name)
+        return found.count == 1 ? found[0] : nil
+    }
+
     /// Every value of the field `name` (case-insensitive), in arrival order; empty when absent.
     public func values(_ name: String) -> [String] {
         fields.filter { Self.sameName($0.name, name) }.map(\.value)

@@ -219,11 +219,12 @@ public final class Receiver: Sendable {
     }
 
     /// The credential of a request's header fields. The whole header value is compared
-    /// (`Bearer <token>` with `Authorization`, the token itself with another header);
+    /// (`Bearer <token>` with `Authorization`, the token itself with another header), of a
+    /// header sent once (two are no credential: `HTTPHeaders.only`);
     /// `bearer` reads `Authorization: Bearer <token>` whatever `--auth-header` says.
     func authenticate(_ headers: HTTPHeaders, bearer: Bool = false) throws -> Credential {
-        let token = bearer ? headers["Authorization"].flatMap(ReceiverConfiguration.bearerToken)
-            : headers[configuration.authHeader].flatMap(configuration.token(fromHeader:))
+        let token = bearer ? headers.only("Authorization").flatMap(ReceiverConfiguration.bearerToken)
+            : headers.only(configuration.authHeader).flatMap(configuration.token(fromHeader:))
         if let token, let person = try tokens.person(forToken: token) {
             return .person(person)
         }

@@ -1,3 +1,4 @@
+import HTTPServer
 import HealthPayload
 
 /// How the receiver checks credentials.
@@ -18,6 +19,27 @@ public struct ReceiverConfiguration: Sendable {
         if authHeader.lowercased() == "authorization" { return Self.bearerToken(value) }
         return value.isEmpty ? nil : value
     }
+
+    /// Why `name` cannot be `--auth-header`, or nil when it can: a field name is an RFC 9110
+    /// token (letters, digits and ``!#$%&'*+-.^_`|~``), and not one that means something else
+    /// to HTTP or to the receiver (a request's host, its body, its connection, a proxy's mark).
+    public static func authHeaderProblem(_ name: String) -> String? {
+        let extra = Set("!#$%&'*+-.^_`|~".utf8)
+        guard !name.isEmpty, name.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7A).contains($0 | 0x20) || extra.contains($0) }) else {
+            return "is not a header name (letters, digits and !#$%&'*+-.^_`|~)"
+        }
+        let lower = name.lowercased()
+        if reserved.contains(lower) || HTTPHeaders.forwardingNames.contains(lower) || lower.hasPrefix("x-forwarded-") {
+            return "names a header HTTP or a proxy uses for something else"
+        }
+        return nil
+    }
+
+    private static let reserved: Set<String> = [
+        "host", "content-type", "content-length", "content-encoding", "transfer-encoding", "connection", "expect", "te",
+        "upgrade", "trailer", "keep-alive", "cookie", "accept", "accept-encoding", "user-agent", "automation-aggregation",
+        "mcp-session-id", "mcp-protocol-version", "origin", "referer",
+    ]
 
     /// The token of an `Authorization` value `Bearer <token>`, or nil for any other shape.
     public static func bearerToken(_ value: String) -> String? {

@@ -119,8 +119,9 @@ struct ServeCommand: Command {
         }
         hostNames = HostNames(names)
         authHeader = parsed.value("auth-header") ?? "Authorization"
-        guard !authHeader.isEmpty, authHeader.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: ":") }) else {
-            throw UsageError(message: "--auth-header must be a header name such as Authorization or X-Token", command: Self.name)
+        if let problem = ReceiverConfiguration.authHeaderProblem(authHeader) {
+            throw UsageError(message: "--auth-header \"\(authHeader)\" \(problem): use a header name such as Authorization or X-Token",
+                             command: Self.name)
         }
         let maxBodyText = parsed.value("max-body") ?? "4MiB"
         guard let size = ByteSize.parse(maxBodyText), size >= 1024, size <= 1 << 30 else {
@@ -135,7 +136,10 @@ struct ServeCommand: Command {
         let budgetText = parsed.value("body-budget") ?? "64MiB"
         let floor = max(size, haeSize, 32 * 1_048_576)
         guard let budget = ByteSize.parse(budgetText), budget >= floor, budget <= 1 << 34 else {
-            throw UsageError(message: "--body-budget must be a size from \(floor >> 20)MiB (the largest body a path takes) to 16GiB such as 64MiB, got \"\(budgetText)\"",
+            // Named as given: a budget left at its default is too small for the bodies asked for.
+            let given = parsed.value("body-budget").map { "got \"\($0)\"" }
+                ?? "its default 64MiB is smaller than --max-body or --max-hae-body: pass --body-budget too"
+            throw UsageError(message: "--body-budget must be a size from \(floor >> 20)MiB (the largest body a path takes) to 16GiB, \(given)",
                              command: Self.name)
         }
         bodyBudget = budget

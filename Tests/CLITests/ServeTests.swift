@@ -25,11 +25,21 @@ struct ServeTests {
         ["--listen", "nonsense"], ["--listen", "127.0.0.1:99999"], ["--max-body", "lots"], ["--pool-size", "0"],
         ["--auth-header", "Bad Header"], ["--timeout", "-1"], ["extra"], ["--lock-timeout", "never"], ["--statement-timeout", "0s"],
         ["--request-deadline", "0"], ["--per-address-limit", "-1"],
+        ["--auth-header", "X-Api-Key,Y"], ["--auth-header", "Host"], ["--auth-header", "content-type"], ["--auth-header", "X-Forwarded-Token"],
+        ["--max-body", "100MiB"],
     ])
     func badFlags(arguments: [String]) throws {
         let out = try CLIProcess.run(["serve"] + arguments)
         #expect(out.status == 64, "\(arguments): \(out.stderr)")
         #expect(out.stderr.hasPrefix("error: "))
+    }
+
+    @Test("a --max-body over the default body budget names the budget's default, not a value never given")
+    func budgetMessage() throws {
+        let out = try CLIProcess.run(["serve", "--max-body", "100MiB"])
+        #expect(out.status == 64)
+        #expect(out.stderr.contains("its default 64MiB is smaller than --max-body") && !out.stderr.contains("got \""), "\(out.stderr)")
+        #expect(try CLIProcess.run(["--parse-only", "serve", "--max-body", "100MiB", "--body-budget", "128MiB"]).status == 0)
     }
 
     @Test("--parse-only accepts the command lines compose runs without running them")

@@ -17,6 +17,9 @@ struct ReceiverCredentialTests {
                 [], [("Authorization", token)], [("Authorization", "bearer \(token)")],
                 [("Authorization", "Bearer \(token)x")], [("Authorization", "Bearer  \(token)")], [("Authorization", "Bearer")],
                 [("X-Token", token)],
+                // Sent twice, the credential is neither value, in either order.
+                [("Authorization", "Bearer \(token)"), ("Authorization", "Bearer wrong")],
+                [("Authorization", "Bearer wrong"), ("Authorization", "Bearer \(token)")],
             ]
             for headers in wrong {
                 #expect(try receiver.post(body, headers: headers).status == 401, "\(headers.map(\.value))")
