@@ -61,7 +61,17 @@ struct PlausibilityTests {
     ] as [(String, String?)])
     func instants(stamp: String, reason: String?) throws {
         #expect(try Self.reason(Body.quantity(["start": "\"\(stamp)\"", "end": "\"\(stamp)\""])) == reason.map { "start \($0)" })
-        #expect(try Self.reason(Body.quantity(["end": "\"\(stamp)\""])) == reason.map { "end \($0)" })
+        // (From the earliest plausible start, so that only the end's bound decides.)
+        #expect(try Self.reason(Body.quantity(["start": "\"1970-01-01T00:00:00.000Z\"", "end": "\"\(stamp)\""])) == reason.map { "end \($0)" })
+    }
+
+    @Test("no sample ends before it starts; an instantaneous reading ends at its start")
+    func span() throws {
+        #expect(try Self.reason(Body.quantity(["start": "\"2026-08-21T10:00:00.000Z\"", "end": "\"2026-08-21T09:59:59.999Z\""])) == "end is before start")
+        #expect(try Self.reason(Body.quantity(["start": "\"2026-08-21T12:00:00.000+02:00\"", "end": "\"2026-08-21T10:00:00.000Z\""])) == nil,
+                "the same instant in two offsets")
+        #expect(try Self.reason(Body.quantity(["start": "\"2026-08-21T12:00:00.000+02:00\"", "end": "\"2026-08-21T10:30:00.000+01:00\""])) == "end is before start",
+                "an end written in an offset whose clock shows a later time is still earlier")
     }
 
     @Test("the audit's Stridee bodies are 400 naming the field: a negative heart rate, a negative distance, a route point dated year 1 or 9999", arguments: [

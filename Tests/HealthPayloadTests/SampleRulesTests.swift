@@ -255,7 +255,7 @@ struct SampleRulesTests {
         ("2026-08-21T10:25:30.000+0200", false), ("2026-08-21T10:25:30.000z", false), ("2026-08-21T10:25:30.000+16:00", false),
     ])
     func timestampShape(stamp: String, valid: Bool) throws {
-        let batch = try jsonBatch(Body.json(samples: [Body.quantity(["end": "\"\(stamp)\""])]))
+        let batch = try jsonBatch(Body.json(samples: [Body.quantity(["start": "\"2000-01-01T00:00:00.000Z\"", "end": "\"\(stamp)\""])]))
         #expect(batch.validSampleCount == (valid ? 1 : 0))
         if !valid { #expect(batch.quarantined.first?.reason == "end is not a timestamp like 2026-08-21T10:25:30.000+02:00") }
     }

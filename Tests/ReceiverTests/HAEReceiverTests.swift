@@ -284,6 +284,20 @@ struct HAEReceiverTests {
         }
     }
 
+    @Test("a summarized night counts on its date as written, whatever the person's time zone, set before or after")
+    func nightOnItsDate() throws {
+        try withReceiver { receiver, db in
+            try db.query("SELECT health.set_time_zone('default', 'Asia/Tokyo')")
+            let night = Array(#"{"data":{"metrics":[{"name":"sleep_analysis","units":"hr","data":[{"date":"2026-11-22","asleep":7,"inBed":8,"sleepStart":"2026-11-22 01:00:00 -0800","sleepEnd":"2026-11-22 08:00:00 -0800","inBedStart":"2026-11-22 00:00:00 -0800","inBedEnd":"2026-11-22 08:00:00 -0800","sleepSource":"W"}]}]}}"#.utf8)
+            #expect(try postHAE(receiver, night, headers: Self.days).status == 200)
+            let dayAndMinutes = "SELECT day::text || ' ' || asleep_min FROM health.daily_sleep"
+            #expect(try text(db, dayAndMinutes) == "2026-11-22 420", "08:00 -0800 is the 23rd in Tokyo; the night is the 22nd's")
+            try db.query("SELECT health.set_time_zone('default', 'Pacific/Kiritimati')")
+            #expect(try text(db, dayAndMinutes) == "2026-11-22 420")
+            #expect(try db.query("SELECT * FROM health_store.verify_rollups('default')").isEmpty)
+        }
+    }
+
     @Test("the other arrays are kept verbatim in health.hae_records, an item sent again once, and go with the person")
     func records() throws {
         try withReceiver { receiver, db in

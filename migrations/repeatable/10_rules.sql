@@ -42,6 +42,17 @@ RETURN health_store.local_day(CASE WHEN rule = 'sleep' THEN "end" ELSE start END
 COMMENT ON FUNCTION health_store.sample_day(text, text, text, text) IS
   'The local day a sample belongs to: of its start, or of its end for sleep (rule sleep), in time zone tz or in the offset written.';
 
+-- The time zone a sample's day is taken in: the person's (tz), but for a night Health Auto
+-- Export summarized (haeBucket "night"), which counts on its date as written (CONTRACT.md §9):
+-- the offset written, in which its end falls on that date (HAEDecoder.nightEnd). store_samples
+-- and set_time_zone both call this.
+CREATE OR REPLACE FUNCTION health_store.day_zone(origin health_store.sample_origin, payload jsonb, tz text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN origin = 'hae' AND payload->>'haeBucket' = 'night' THEN NULL ELSE tz END;
+
+COMMENT ON FUNCTION health_store.day_zone(health_store.sample_origin, jsonb, text) IS
+  'The time zone a sample''s day is taken in: tz, or for a summarized Health Auto Export night (haeBucket night) none, so that it counts on its date as written.';
+
 -- The offset written in a timestamp of the reference's exact shape
 -- (2026-08-21T10:25:30.000+02:00), in minutes east of UTC; NULL for any other text, which a
 -- sample then keeps in its payload. Exactly the texts health_store.stamp_text writes back

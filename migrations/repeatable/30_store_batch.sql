@@ -69,7 +69,7 @@ BEGIN ATOMIC
     -- Typed columns only for a known type of a known kind; the payload keeps the rest.
     SELECT x.*, x.uuid::uuid AS uuid_, x.start::timestamptz AS start_at, x."end"::timestamptz AS end_at,
            health_store.stamp_offset(x.start) AS start_offset, health_store.stamp_offset(x."end") AS end_offset,
-           health_store.sample_day(x.start, x."end", x.rule, p_tz) AS day,
+           health_store.sample_day(x.start, x."end", x.rule, health_store.day_zone(p_origin, x.s, p_tz)) AS day,
            health_store.typed_value(x.catalog_kind, x.kind, x.value) AS value_,
            CASE WHEN x.catalog_kind = x.kind AND x.kind = 'quantity' THEN x.unit END AS unit_,
            CASE WHEN x.catalog_kind = x.kind AND x.kind = 'category' THEN x.name END AS category_name,

@@ -38,7 +38,7 @@ BEGIN
   -- Each sample's day again, from its timestamps as written (health_store.samples gives them).
   WITH target AS (
     SELECT s.uuid, s.day AS old_day, s.type, s.source,
-           health_store.sample_day(s.payload->>'start', s.payload->>'end', c.rule, v_tz) AS new_day
+           health_store.sample_day(s.payload->>'start', s.payload->>'end', c.rule, health_store.day_zone(s.origin, s.kept, v_tz)) AS new_day
     FROM health_store.samples s
     LEFT JOIN health_store.catalog c ON c.type = s.type
     WHERE s.person = v_person
