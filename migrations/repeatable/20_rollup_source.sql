@@ -187,10 +187,10 @@ FROM (
                                                 s.value_max)) AS samples
   FROM health_store.live_samples s
   -- A workout's distance and energy, where it has none, from what a Health Auto Export copy of
-  -- it brought (0104_workout_fills.sql); looked up for workouts alone (OFFSET 0 keeps the kind a
-  -- gate before the probe).
-  LEFT JOIN LATERAL (SELECT f.distance_m, f.energy_kcal FROM health_store.workout_fills f
-                     WHERE s.kind = 'workout' AND f.person = s.person AND f.uuid = s.uuid OFFSET 0) f ON true
+  -- it brought (0104_workout_fills.sql). A plain join by the key: Citus pushes it down to the
+  -- person's shard (a lateral gated by the kind, OFFSET 0, it cannot), and on one PostgreSQL it
+  -- cost the same (a key's recompute, every key of a person: measured, docs/benchmarks.md).
+  LEFT JOIN health_store.workout_fills f ON f.person = s.person AND f.uuid = s.uuid
   -- A coalescing counts in no total and no sample count (24_coalescing.sql), nor does a sample
   -- Health deleted (live_samples: 62_deletions.sql).
   WHERE NOT s.coalesced
