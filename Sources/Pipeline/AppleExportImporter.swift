@@ -38,8 +38,9 @@ public final class AppleExportImporter: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let source = try ExportSource(path: path)
         let file = try FileIdentity(source.identityPath)
-        let (previous, catalog) = try pool.withConnection { c in
-            (try FileLedger.row(person: person, path: source.path, on: c), try CatalogType.all(on: c))
+        let (previous, catalog, reconciled) = try pool.withConnection { c in
+            (try FileLedger.row(person: person, path: source.path, on: c), try CatalogType.all(on: c),
+             try FileLedger.reconciledSince(person: person, path: source.path, on: c))
         }
         var summary = ImportSummary()
         func done() -> ImportSummary {
@@ -47,18 +48,22 @@ public final class AppleExportImporter: Sendable {
             return summary
         }
         let earlier = previous?.format == .appleExport ? previous : nil
-        if let earlier, earlier.isComplete, earlier.size == file.size, earlier.modifiedNanoseconds == file.modifiedNanoseconds {
+        // Unchanged and read whole: nothing to do, unless a reconciliation marked samples deleted
+        // since, which reading it again may bring back.
+        if let earlier, earlier.isComplete, !reconciled, earlier.size == file.size,
+           earlier.modifiedNanoseconds == file.modifiedNanoseconds {
             summary.unchanged = true
             return done()
         }
         let sha256 = try file.sha256()
         if let earlier, earlier.sha256 == sha256 {
-            if earlier.isComplete {
+            if !earlier.isComplete {
+                summary.resumedAfter = Int(earlier.storedRecords)
+            } else if !reconciled {
                 try touch(earlier, path: source.path, modified: file.modifiedNanoseconds)
                 summary.unchanged = true
                 return done()
             }
-            summary.resumedAfter = Int(earlier.storedRecords)
         }
         let exportId = ExportNumbering.exportId(fileSHA256: sha256)
         let last = try pool.withConnection { try ExportStore.lastSequence(exportId: exportId, person: person, on: $0) }

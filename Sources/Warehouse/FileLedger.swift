@@ -115,6 +115,17 @@ public enum FileLedger {
         return try rows.first.map { try position($0, from: 0) }
     }
 
+    /// Whether a reconciliation marked samples of `person` deleted after `path` was last read:
+    /// receiving a sample again brings it back (CONTRACT.md §6), so a file unchanged since is
+    /// read again rather than skipped.
+    public static func reconciledSince(person: String, path: String, on connection: PostgresConnection) throws -> Bool {
+        try connection.query("""
+            SELECT EXISTS (SELECT 1 FROM health_store.ingested_files f
+                           JOIN health_store.reconciliations r ON r.person = f.person
+                           WHERE f.person = $1 AND f.path = $2 AND r.deleted > 0 AND r.reconciled_at > f.last_ingested_at)
+            """, [person, path]).first?.decode(0, as: Bool.self) ?? false
+    }
+
     private static func position(_ row: PostgresRow, from i: Int) throws -> Position {
         guard let format = Format(rawValue: try row.decode(i)) else {
             throw PostgresError(kind: .decoding, message: "health_store.ingested_files holds a format this version does not know")

@@ -175,6 +175,32 @@ struct ReconcileTests {
         }
     }
 
+    @Test("the same export imported again after a reconciliation marked its records brings them back; unchanged and nothing marked since, it is not read")
+    func sameFileRevives() throws {
+        let whole = try Self.person(removingEvery: 1_000_000_000), lacking = try Self.person(removingEvery: 25)
+        defer {
+            try? FileManager.default.removeItem(at: whole.folder)
+            try? FileManager.default.removeItem(at: lacking.folder)
+        }
+        try TestPostgres.withDatabase { db in
+            let env = ["DATABASE_URL": db.connectionString]
+            func importWhole() throws -> String {
+                let out = try CLIProcess.run(["import-apple-health", whole.export], environment: env)
+                #expect(out.status == 0, "\(out.stderr)")
+                return out.stderr
+            }
+            _ = try importWhole()
+            #expect(try Self.reconcile(db, lacking.export).status == 0)
+            let marked = try #require(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self))
+            #expect(marked == lacking.removed.count && marked > 0)
+            let again = try importWhole()
+            #expect(!again.contains("unchanged"), "\(again)")
+            #expect(try db.scalar("SELECT count(*) FROM health.deleted_samples", as: Int.self) == 0, "every mark gone: the file holds them")
+            #expect(try db.scalar("SELECT count(*) FROM health_store.verify_rollups('default')", as: Int.self) == 0)
+            #expect(try importWhole().contains("unchanged since it was imported"), "read once after the reconciliation, then skipped again")
+        }
+    }
+
     @Test("refused, exit 1 and nothing changed: another phone's export (a type would lose everything), and an export older than the last one reconciled")
     func refusals() throws {
         let person = try Self.person(removingEvery: 25)
