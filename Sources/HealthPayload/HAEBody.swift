@@ -81,6 +81,9 @@ public struct HAEBody: Sendable {
     /// Items of the other arrays, kept verbatim (`recordsJSON`).
     public var recordCount: Int { records.count }
 
+    /// The source of a point or workout that names none (or an empty one).
+    public static let defaultSource = "Health Auto Export"
+
     /// The namespace of the name-based uuids of Health Auto Export (a constant: never change it,
     /// or every re-sent bucket would be stored again beside itself).
     public static let namespace = UUIDv5.bytes("8E3C2B1A-6F4D-4E59-A7B0-3C1D2E4F5A6B")!

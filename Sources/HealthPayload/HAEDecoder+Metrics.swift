@@ -265,7 +265,7 @@ extension HAEWalker {
     /// The source member (or `Health Auto Export` without one), interned: its index in `sources`.
     mutating func source(_ key: PointKey, _ path: @autoclosure () -> String) throws(StrideePayloadError) -> UInt32 {
         let index = slots[key.rawValue]
-        guard index >= 0, tape[index].kind != .null else { return intern("Health Auto Export") }
+        guard index >= 0, tape[index].kind != .null else { return intern(HAEBody.defaultSource) }
         let node = tape[index]
         if !node.stringFlags.contains(.escaped), node.kind == .string, let last = lastSource, last.range.count == node.contentRange.count,
            memoryEquals(b, last.range.lowerBound, b, node.contentRange.lowerBound, last.range.count) {
@@ -273,7 +273,7 @@ extension HAEWalker {
         }
         let text = try reader.string(node, "\(path()).\(key)")
         // An empty name is none.
-        let interned = intern(text.isEmpty ? "Health Auto Export" : text)
+        let interned = intern(text.isEmpty ? HAEBody.defaultSource : text)
         if !node.stringFlags.contains(.escaped) { lastSource = (node.contentRange, interned) }
         return interned
     }

@@ -132,7 +132,7 @@ extension HAEWalker {
         let name = try reader.string(nameNode, path + ".name")
         let uuid = try workoutUUID(parts, name, path)
         let source = try parts.header[.source].flatMap { (n) throws(StrideePayloadError) in try reader.optionalString(n, path + ".source") }
-            ?? "Health Auto Export"
+            ?? HAEBody.defaultSource
         var duration = Double(end.microsecondsSinceEpoch - start.microsecondsSinceEpoch) / 1e6
         if let node = parts.header[.duration], node.kind != .null { duration = try reader.double(node, path + ".duration") }
         if let reason = Plausibility.valueReason("", duration, Plausibility.workoutTotals) {
