@@ -104,35 +104,8 @@ public struct DemoGenerator: Sendable {
         var counters: [CivilDate: Int] = [:]
 
         func export(_ samples: [DemoSample], at time: Int64, basis: String, window: (Int64, Int64)?, occasion: (Int64, Int64)) throws {
-            guard !samples.isEmpty else { return }  // a run that finds nothing sends no request
-            let sorted = samples.sorted { a, b in
-                a.type.order != b.type.order ? a.type.order < b.type.order
-                    : a.start != b.start ? a.start < b.start : a.uuid < b.uuid
-            }
-            let offset = CentralEuropeanTime.offsetMinutes(atMilliseconds: time)
-            let exportId = simulator.exportId()
-            let chunks = stride(from: 0, to: sorted.count, by: Self.maxSamplesPerBatch).map {
-                Array(sorted[$0..<min($0 + Self.maxSamplesPerBatch, sorted.count)])
-            }
-            let date = CentralEuropeanTime.localDate(atMilliseconds: time)
-            summary.runs += 1
-            for (index, chunk) in chunks.enumerated() {
-                let bracket = window ?? (chunk.map(\.start).min()!, chunk.map(\.end).max()!)
-                let envelope = DemoEnvelope(
-                    exportId: exportId, generatedAt: time, batchSequence: index + 1, isFinalBatch: index == chunks.count - 1,
-                    basis: basis, windowStart: bracket.0, windowEnd: bracket.1, occasionStart: occasion.0, occasionEnd: occasion.1,
-                    offsetMinutes: offset)
-                let bytes = options.format == .json ? DemoEncoder.json(envelope, chunk) : DemoEncoder.csv(envelope, chunk)
-                let counter = (counters[date] ?? 0) + 1
-                counters[date] = counter
-                let body = Body(fileName: "\(date)-\(CivilDate.digits(counter, 4)).\(options.format.rawValue)", bytes: bytes,
-                                sampleCount: chunk.count, exportId: exportId, batchSequence: index + 1,
-                                isFinalBatch: index == chunks.count - 1, basis: basis)
-                summary.bodies += 1
-                summary.samples += chunk.count
-                summary.bytes += bytes.count
-                try emit(body)
-            }
+            let run = ExportRun(time: time, basis: basis, window: window, occasion: occasion)
+            try deliver(samples, run, simulator: &simulator, summary: &summary, counters: &counters, emit)
         }
 
         func anchorRun(at time: Int64) throws {
@@ -190,6 +163,51 @@ public struct DemoGenerator: Sendable {
             try anchorRun(at: max(morning, latest + 60_000))
         }
         return summary
+    }
+
+    /// When and how an export run sends: its time, `basis`, the window it names (none: each
+    /// batch's own samples bracket it) and the occasion.
+    struct ExportRun {
+        var time: Int64
+        var basis: String
+        var window: (Int64, Int64)?
+        var occasion: (Int64, Int64)
+    }
+
+    /// One export run's samples as bodies of at most `maxSamplesPerBatch`, in the phone's order
+    /// (type, start, uuid), each handed to `emit` and counted in `summary`; `counters` numbers
+    /// the files of each day.
+    private func deliver(_ samples: [DemoSample], _ run: ExportRun, simulator: inout DemoSimulator, summary: inout Summary,
+                         counters: inout [CivilDate: Int], _ emit: (Body) throws -> Void) rethrows {
+        guard !samples.isEmpty else { return }  // a run that finds nothing sends no request
+        let sorted = samples.sorted { a, b in
+            a.type.order != b.type.order ? a.type.order < b.type.order
+                : a.start != b.start ? a.start < b.start : a.uuid < b.uuid
+        }
+        let offset = CentralEuropeanTime.offsetMinutes(atMilliseconds: run.time)
+        let exportId = simulator.exportId()
+        let chunks = stride(from: 0, to: sorted.count, by: Self.maxSamplesPerBatch).map {
+            Array(sorted[$0..<min($0 + Self.maxSamplesPerBatch, sorted.count)])
+        }
+        let date = CentralEuropeanTime.localDate(atMilliseconds: run.time)
+        summary.runs += 1
+        for (index, chunk) in chunks.enumerated() {
+            let bracket = run.window ?? (chunk.map(\.start).min()!, chunk.map(\.end).max()!)
+            let envelope = DemoEnvelope(
+                exportId: exportId, generatedAt: run.time, batchSequence: index + 1, isFinalBatch: index == chunks.count - 1,
+                basis: run.basis, windowStart: bracket.0, windowEnd: bracket.1, occasionStart: run.occasion.0,
+                occasionEnd: run.occasion.1, offsetMinutes: offset)
+            let bytes = options.format == .json ? DemoEncoder.json(envelope, chunk) : DemoEncoder.csv(envelope, chunk)
+            let counter = (counters[date] ?? 0) + 1
+            counters[date] = counter
+            let body = Body(fileName: "\(date)-\(CivilDate.digits(counter, 4)).\(options.format.rawValue)", bytes: bytes,
+                            sampleCount: chunk.count, exportId: exportId, batchSequence: index + 1,
+                            isFinalBatch: index == chunks.count - 1, basis: run.basis)
+            summary.bodies += 1
+            summary.samples += chunk.count
+            summary.bytes += bytes.count
+            try emit(body)
+        }
     }
 
     /// Every sample of the simulated days, day by day in the order made, as the phone would
