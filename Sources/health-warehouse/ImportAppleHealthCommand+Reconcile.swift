@@ -38,14 +38,10 @@ struct ExportReconcile {
             throw CommandFailure(message: "\(staged.skipped) elements of \(command.path) could not be read: their samples would be marked deleted; refused, nothing was imported or marked",
                                  hint: "import it without --reconcile to see them named, or pass --force to mark anyway")
         }
-        let plan = try reconcile(run: run, exportDate: exportDate, startedAt: started, apply: false)
         if command.dryRun {
-            var summary = ImportSummary()
-            // Nothing imported: the counts of what was read alone (records_read counts Record elements, as the import does).
-            summary.recordsRead = staged.recordElements
-            report(plan, exportDate: exportDate, summary: summary, wouldBe: true)
-            return 0
+            return try dryRun(run: run, exportDate: exportDate, startedAt: started, recordElements: staged.recordElements)
         }
+        _ = try reconcile(run: run, exportDate: exportDate, startedAt: started, apply: false)
         let summary = try command.importExport(pool: pool, shouldStop: shouldStop)
         if summary.interrupted {
             printError(summary.line(path: command.path))
@@ -74,12 +70,36 @@ struct ExportReconcile {
         }
     }
 
+    /// `--dry-run`: what would be marked, nothing changed. When the reconciliation would be
+    /// refused, what `--force` would mark is printed too (what the refusal's hint sends the user
+    /// here to see), and then the refusal, with exit 1 as the real run's.
+    private func dryRun(run: UUID, exportDate: String, startedAt: Date, recordElements: Int) throws -> Int32 {
+        var summary = ImportSummary()
+        // Nothing imported: the counts of what was read alone (records_read counts Record elements, as the import does).
+        summary.recordsRead = recordElements
+        do {
+            let plan = try Reconciliation.reconcile(person: command.person, run: run, exportDate: exportDate, path: command.path,
+                                                    startedAt: startedAt, force: command.force, apply: false, pool: pool)
+            report(plan, exportDate: exportDate, summary: summary, wouldBe: true)
+            return 0
+        } catch let refusal as Reconciliation.Refusal {
+            let forced = try Reconciliation.reconcile(person: command.person, run: run, exportDate: exportDate, path: command.path,
+                                                      startedAt: startedAt, force: true, apply: false, pool: pool)
+            report(forced, exportDate: exportDate, summary: summary, wouldBe: true, refusal: refusal)
+            throw CommandFailure(message: refusal.message, hint: refusal.hint)
+        }
+    }
+
     /// The import's line and the marks per type and month on stderr; with `--json`, the
     /// import's object with `deleted` and `deleted_by_type` added, on stdout.
-    private func report(_ marks: [Reconciliation.Marks], exportDate: String, summary: ImportSummary, wouldBe: Bool) {
+    /// A dry run's refused reconciliation gives what `--force` would mark, said so, and `refused`
+    /// (the refusal's message) in the JSON object.
+    private func report(_ marks: [Reconciliation.Marks], exportDate: String, summary: ImportSummary, wouldBe: Bool,
+                        refusal: Reconciliation.Refusal? = nil) {
         let total = marks.reduce(0) { $0 + $1.samples }
         if !wouldBe { printError(summary.line(path: command.path)) }
-        printError("reconcile: \(total) samples \(wouldBe ? "would be" : "were") marked deleted (started before the export's date \(exportDate), matched by no record of it)"
+        let verb = !wouldBe ? "were" : refusal == nil ? "would be" : "would be, with --force,"
+        printError("reconcile: \(total) samples \(verb) marked deleted (started before the export's date \(exportDate), matched by no record of it)"
                    + (wouldBe ? "; nothing was changed (--dry-run)" : ""))
         for mark in marks {
             printError("  \(mark.type)  \(mark.month)  \(mark.samples)")
@@ -93,6 +113,11 @@ struct ExportReconcile {
             JSONString.append(quoting: type, to: &json)
             json += ":\(byType[type]!)"
         }
-        printOutput(json + "}}")
+        json += "}"
+        if let refusal {
+            json += ",\"refused\":"
+            JSONString.append(quoting: refusal.message, to: &json)
+        }
+        printOutput(json + "}")
     }
 }

@@ -218,6 +218,23 @@ struct ReconcileTests {
             #expect(try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries)") == held,
                     "nothing imported, nothing marked")
             #expect(try db.scalar("SELECT count(*) FROM health_store.export_records", as: Int.self) == 0)
+            // The dry run the refusal's hint suggests shows what --force would mark, then refuses as the run does.
+            let dry = try Self.reconcile(db, person.export, ["--dry-run"])
+            #expect(dry.status == 1)
+            let object = try Self.json(dry)
+            let byType = try #require(object["deleted_by_type"] as? [String: Int])
+            // All of theirs of every type the export carries (it has no record of some: those are never touched).
+            let theirCounts = Dictionary(theirs.map { ($0.type.identifier, 1) }, uniquingKeysWith: +)
+            #expect(byType.count > 10 && byType.allSatisfy { theirCounts[$0.key] == $0.value }, "\(byType)")
+            let total = byType.values.reduce(0, +)
+            #expect(object["deleted"] as? Int == total)
+            #expect(dry.stderr.contains("\(total) samples would be, with --force, marked deleted") && dry.stderr.contains("more than 20 %"),
+                    "\(dry.stderr)")
+            #expect((object["refused"] as? String)?.contains("more than 20 %") == true)
+            // Every type of theirs losing everything is named in the refusal, not the worst alone.
+            #expect(byType.keys.allSatisfy { out.stderr.contains($0) }, "\(out.stderr)")
+            #expect(try db.rows("SELECT (SELECT count(*) FROM health_store.samples), (SELECT count(*) FROM health_store.deliveries)") == held)
+            #expect(try db.scalar("SELECT count(*) FROM health_store.samples WHERE deleted_at IS NOT NULL", as: Int.self) == 0)
         }
         try TestPostgres.withDatabase { db in
             try Self.push(db, person.pushed)

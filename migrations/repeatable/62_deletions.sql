@@ -115,7 +115,10 @@ DECLARE
   v_types   text[];
   v_held    bigint[];
   v_earlier bigint[];
-  v_worst   record;
+  v_over    text[];
+  v_n       bigint[];
+  v_before  bigint[];
+  v_of      bigint[];
 BEGIN
   SELECT max(r.reconciled_at) INTO v_since
   FROM health_store.reconciliations r WHERE r.person = p_person AND (r.deleted = 0 OR r.forced);
@@ -128,15 +131,23 @@ BEGIN
         WHERE s.person = p_person AND s.start_at < p_export_date AND s.first_received_at < p_started_at
           AND (s.deleted_at IS NULL OR s.deleted_at > coalesce(v_since, '-infinity'))
         GROUP BY s.type) h;
-  SELECT m.type, m.n, h.earlier, h.held INTO v_worst
-  FROM (SELECT k.type, count(*) AS n FROM unnest(p_marked) k GROUP BY k.type) m
-  JOIN unnest(v_types, v_held, v_earlier) AS h(type, held, earlier) ON h.type = m.type
-  WHERE m.n + h.earlier > 0.2 * h.held
-  ORDER BY (m.n + h.earlier)::numeric / h.held DESC, m.type COLLATE "C"
-  LIMIT 1;
-  IF FOUND THEN
-    RAISE EXCEPTION 'reconciling would mark % samples of % deleted: with the % marked since the last reconciliation that marked nothing, % of the % held before the export''s date (more than 20 %%): refused, nothing marked',
-                    v_worst.n, v_worst.type, v_worst.earlier, v_worst.n + v_worst.earlier, v_worst.held
+  -- Every type over the bound, the worst first: the message names each (the first in full).
+  SELECT array_agg(o.type ORDER BY o.share DESC, o.type COLLATE "C"), array_agg(o.n ORDER BY o.share DESC, o.type COLLATE "C"),
+         array_agg(o.earlier ORDER BY o.share DESC, o.type COLLATE "C"), array_agg(o.held ORDER BY o.share DESC, o.type COLLATE "C")
+  INTO v_over, v_n, v_before, v_of
+  FROM (SELECT m.type, m.n, h.earlier, h.held, (m.n + h.earlier)::numeric / h.held AS share
+        FROM (SELECT k.type, count(*) AS n FROM unnest(p_marked) k GROUP BY k.type) m
+        JOIN unnest(v_types, v_held, v_earlier) AS h(type, held, earlier) ON h.type = m.type
+        WHERE m.n + h.earlier > 0.2 * h.held) o;
+  IF v_over IS NOT NULL THEN
+    RAISE EXCEPTION 'reconciling would mark % samples of % deleted: with the % marked since the last reconciliation that marked nothing, % of the % held before the export''s date (more than 20 %%)%: refused, nothing marked',
+                    v_n[1], v_over[1], v_before[1], v_n[1] + v_before[1], v_of[1],
+                    CASE WHEN cardinality(v_over) > 1
+                         THEN '; over the bound too: ' || (SELECT string_agg(format('%s (%s of %s held)', t, n + e, h), ', ' ORDER BY i)
+                                                            FROM unnest(v_over, v_n, v_before, v_of) WITH ORDINALITY
+                                                                 AS x (t, n, e, h, i)
+                                                            WHERE i > 1)
+                         ELSE '' END
       USING ERRCODE = 'HWR01',
             HINT = 'Is this the export of the same person''s phone? Run with --dry-run to see what would be marked, and --force to mark it anyway.';
   END IF;
@@ -144,7 +155,7 @@ END
 $$;
 
 COMMENT ON FUNCTION health_store.refuse_large_losses(text, health_store.marked_sample[], timestamptz, timestamptz) IS
-  'The 20 % rule of reconciling: refuses (HWR01) marks after which a type would have lost over a fifth of what was held before the ExportDate, counting the marks since the last reconciliation that marked nothing or was forced.';
+  'The 20 % rule of reconciling: refuses (HWR01) marks after which a type would have lost over a fifth of what was held before the ExportDate, counting the marks since the last reconciliation that marked nothing or was forced; the message names every such type, the worst first.';
 
 -- Reconciles a person with the export staged under p_run: refuses (nothing marked) an export
 -- older than the last one reconciled, and one that breaks the 20 % rule (refuse_large_losses),
