@@ -238,4 +238,39 @@ extension RollupDeltaTests {
             #expect(drift.isEmpty, "\(drift.joined(separator: "\n"))")
         }
     }
+
+    /// A database whose rollups were made under the rules before 0105 (a known type sent with
+    /// another kind ranked with no value; sleep of another kind counted as unknown; sleep losers
+    /// by time in bed): migrating applies 0105, whose queued tasks make them again.
+    @Test("0105 redoes the rollups of a person holding valueless sources or sleep of another kind: views as the current rules say, rollups equal a recompute")
+    func valuelessSourcesUpgrade() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch([
+                S.quantity(S.U(1), HK.steps, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 500),
+                try ViewsRulesTests.kinded(S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-10T10:00:00.000+01:00", value: 3), "category"),
+                S.sleep(S.U(3), source: "watch", start: "2026-03-10T01:00:00.000+01:00", end: "2026-03-10T03:00:00.000+01:00", value: 3),
+                try ViewsRulesTests.kinded(S.sleep(S.U(4), source: "watch", start: "2026-03-10T03:00:00.000+01:00", end: "2026-03-10T04:00:00.000+01:00", value: 3), "quantity"),
+            ])
+            // What the rules before 0105 stored.
+            try c.execute(script: """
+                UPDATE health_store.rollup_source SET rank = 2 WHERE person = 'p' AND source = 'phone';
+                UPDATE health_store.rollup_day_type SET ranked_sources = ARRAY['watch', 'phone'], alternatives = '{"phone": null}'
+                  WHERE person = 'p' AND rule = 'total';
+                UPDATE health_store.rollup_source SET agg.unknown_s = 3600 WHERE person = 'p' AND rule = 'sleep';
+                UPDATE health_store.rollup_day_type SET unknown_min = 60 WHERE person = 'p' AND rule = 'sleep';
+                DELETE FROM health_store.schema_migrations WHERE version = 105;
+                """)
+            #expect(try Self.drift(c).isEmpty == false, "the old rules' rows differ from a recompute")
+
+            let applied = try Migrator().migrate(c)
+            #expect(applied.compactMap(\.version) == [105])
+            #expect(try c.table("SELECT source, rank FROM health.daily_source_totals WHERE metric = 'steps'").rows == [["watch", "1"]])
+            #expect(try c.table("SELECT alternatives::text FROM health.daily_totals WHERE metric = 'steps'").rows == [["{}"]])
+            #expect(try c.table("SELECT unknown_min FROM health.daily_sleep").rows == [["0"]])
+            #expect(try c.table("SELECT * FROM health_store.migration_tasks").count == 0)
+            let drift = try Self.drift(c)
+            #expect(drift.isEmpty, "\(drift.joined(separator: "\n"))")
+        }
+    }
 }

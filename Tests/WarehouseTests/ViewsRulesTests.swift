@@ -417,4 +417,62 @@ struct ViewsRulesTests {
             }
         }
     }
+
+    /// A sample object of `sample` sent with another kind (`quantity` ↔ `category`).
+    static func kinded(_ sample: String, _ kind: String) throws -> String {
+        let other = kind == "category" ? "quantity" : "category"
+        let changed = sample.replacingOccurrences(of: "\"kind\":\"\(other)\"", with: "\"kind\":\"\(kind)\"")
+        try #require(changed != sample, "\(sample)")
+        return changed
+    }
+
+    @Test("a known type sent with another kind counts only in samples: no rank, no win (priority or not), no alternative, no day value")
+    func otherKindCountsNowhere() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch([
+                S.quantity(S.U(1), HK.steps, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 500),
+                try Self.kinded(S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-10T10:00:00.000+01:00", value: 3), "category"),
+                try Self.kinded(S.quantity(S.U(3), HK.steps, source: "phone", start: "2026-03-11T10:00:00.000+01:00", value: 3), "category"),
+                // Sleep sent as a quantity: no stage, not unknown either.
+                S.sleep(S.U(4), source: "watch", start: "2026-03-10T01:00:00.000+01:00", end: "2026-03-10T03:00:00.000+01:00", value: 3),
+                try Self.kinded(S.sleep(S.U(5), source: "watch", start: "2026-03-10T03:00:00.000+01:00", end: "2026-03-10T04:00:00.000+01:00", value: 3), "quantity"),
+            ])
+            func check(_ when: String) throws {
+                #expect(try c.table("SELECT day::text, source, value, alternatives::text FROM health.daily_totals WHERE metric = 'steps'").rows
+                        == [["2026-03-10", "watch", "500", "{}"]], "\(when)")
+                #expect(try c.table("SELECT day::text, source, rank FROM health.daily_source_totals WHERE metric = 'steps'").rows
+                        == [["2026-03-10", "watch", "1"]], "\(when)")
+                #expect(try c.table("SELECT day::text, steps FROM health.daily_summary ORDER BY day").rows
+                        == [["2026-03-10", "500"], ["2026-03-11", nil]], "\(when): the day is held, its steps NULL")
+                #expect(try c.table("SELECT asleep_min, core_min, unknown_min FROM health.daily_sleep").rows == [["120", "120", "0"]], "\(when)")
+                #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0, "\(when)")
+            }
+            try check("stored")
+            try c.query("SELECT health.set_source_priority('p', '\(HK.steps)', ARRAY['phone'])")
+            try check("the phone listed first")
+            try c.query("SELECT health_store.rebuild_rollups('p')")
+            try check("rebuilt")
+        }
+    }
+
+    @Test("sleep sources with no minute asleep rank after those with minutes, among themselves in byte order; by time in bed only on a night with no sleep")
+    func sleepLosersInByteOrder() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch([
+                S.sleep(S.U(1), source: "watch", start: "2026-11-02T01:00:00.000+01:00", end: "2026-11-02T05:00:00.000+01:00", value: 3),
+                S.sleep(S.U(2), source: "alpha", start: "2026-11-02T05:00:00.000+01:00", end: "2026-11-02T05:10:00.000+01:00", value: 2),
+                S.sleep(S.U(3), source: "iphone", start: "2026-11-01T23:00:00.000+01:00", end: "2026-11-02T05:00:00.000+01:00", value: 0),
+                // A night with no sleep: the source with most time in bed is shown.
+                S.sleep(S.U(4), source: "alpha", start: "2026-11-03T05:00:00.000+01:00", end: "2026-11-03T05:10:00.000+01:00", value: 2),
+                S.sleep(S.U(5), source: "iphone", start: "2026-11-02T23:00:00.000+01:00", end: "2026-11-03T05:00:00.000+01:00", value: 0),
+            ])
+            #expect(try c.table("SELECT source, rank, total FROM health.daily_source_totals WHERE day = '2026-11-02' ORDER BY rank").rows
+                    == [["watch", "1", "240"], ["alpha", "2", "0"], ["iphone", "3", "0"]])
+            #expect(try c.table("SELECT day::text, source, asleep_min, in_bed_min FROM health.daily_sleep ORDER BY day").rows
+                    == [["2026-11-02", "watch", "240", "0"], ["2026-11-03", "iphone", nil, "360"]])
+            #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0)
+        }
+    }
 }

@@ -102,8 +102,9 @@ BEGIN ATOMIC
            sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) = 'asleepCore') AS core_s,
            sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) = 'asleepDeep') AS deep_s,
            sum(extract(epoch FROM s.end_at - s.start_at)) FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) = 'asleepREM') AS rem_s,
+           -- A sample sent with another kind than a category (its typed value is empty) is no stage.
            sum(extract(epoch FROM s.end_at - s.start_at))
-             FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) IS NULL) AS unknown_s,
+             FILTER (WHERE p_rule = 'sleep' AND health_store.sleep_stage(s.value) IS NULL AND s.kind = 'category') AS unknown_s,
            -- Rule workout: count and sums over the samples that are workouts; distance and
            -- energy stay NULL when no workout carries them.
            CASE WHEN p_rule = 'workout' THEN count(*) FILTER (WHERE health_store.is_workout(p_rule, s.kind)) END AS workouts,

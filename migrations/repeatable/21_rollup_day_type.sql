@@ -7,7 +7,10 @@
 -- the latest sample across sources. Workouts: count and sums.
 --
 -- Sleep: a source with no minute asleep (an iPhone alone records only time in bed) ranks after
--- every source with minutes asleep, whatever the priority. A night with no minute asleep from
+-- every source with minutes asleep, whatever the priority, in byte order with the others
+-- at 0. A source of rule total whose samples have no value (a known type sent with another
+-- kind: its typed columns are empty) has no rank, never wins and is no alternative; a day
+-- with only such sources has no day value and no ranking. A night with no minute asleep from
 -- any source is not a night of 0 minutes asleep: its asleep_min and value are NULL, it has no
 -- ranking (so no source has a rank, and daily_totals and daily_source_totals no row) and no
 -- alternatives, and its source is the one with the most time in bed (docs/views.md).
@@ -18,14 +21,31 @@
 --
 -- Repeatable file (docs/architecture.md, "Schema layout").
 
+-- Whether a source ranks after every other of its (day, type) pair whatever the priority: a
+-- sleep source with no minute asleep, a source of rule total with no value (its samples were
+-- sent with another kind than the catalog's: their typed value is empty), which has no rank
+-- at all and is nobody's alternative (calc_day_type).
+CREATE OR REPLACE FUNCTION health_store.ranks_last(rule text, total numeric) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN CASE WHEN rule = 'sleep' THEN NOT coalesce(total > 0, false) ELSE total IS NULL END;
+
+COMMENT ON FUNCTION health_store.ranks_last(text, numeric) IS
+  'True for a level-1 source that ranks after every other of its day whatever the priority: sleep with no minute asleep, or no total at all.';
+
 CREATE OR REPLACE VIEW health_store.calc_day_type AS
-WITH r AS (
+WITH n AS (
+  -- Whether any source of the pair has a minute asleep (rule sleep): only a night with none
+  -- ranks its sources by time in bed.
+  SELECT r.*, bool_or(r.rule = 'sleep' AND r.total > 0) OVER (PARTITION BY r.person, r.type, r.day) AS night_asleep
+  FROM health_store.rollup_source r
+),
+r AS (
   SELECT r.person, r.type, r.day, r.source, r.rule, r.per_source_winner, r.metric, r.unit, r.total, (r.agg).*,
          row_number() OVER (PARTITION BY r.person, r.type, r.day
-                            ORDER BY r.rule = 'sleep' AND NOT coalesce(r.total > 0, false),
+                            ORDER BY health_store.ranks_last(r.rule, r.total),
                                      array_position(p.sources, r.source) NULLS LAST,
                                      r.total DESC NULLS LAST,
-                                     CASE WHEN r.rule = 'sleep' AND NOT coalesce(r.total > 0, false) THEN (r.agg).in_bed_s END
+                                     CASE WHEN r.rule = 'sleep' AND NOT r.night_asleep THEN (r.agg).in_bed_s END
                                        DESC NULLS LAST,
                                      r.source COLLATE "C") AS day_rank,
          -- Rule latest: the latest sample across sources: start desc, end desc, source asc
@@ -33,7 +53,7 @@ WITH r AS (
          row_number() OVER (PARTITION BY r.person, r.type, r.day
                             ORDER BY (r.agg).latest_start_at DESC NULLS LAST, (r.agg).latest_end_at DESC,
                                      r.source COLLATE "C", (r.agg).latest_uuid) AS latest_rank
-  FROM health_store.rollup_source r
+  FROM n r
   LEFT JOIN health_store.source_priorities p ON p.person = r.person AND p.type = r.type
 ),
 g AS (
@@ -54,7 +74,7 @@ g AS (
          -- The winner's row (rank 1); max() only picks the one value there is.
          max(r.source) FILTER (WHERE r.day_rank = 1) AS winner,
          max(r.total) FILTER (WHERE r.day_rank = 1) AS winner_total,
-         jsonb_object_agg(r.source, r.total::double precision) FILTER (WHERE r.day_rank > 1) AS alternatives,
+         jsonb_object_agg(r.source, r.total::double precision) FILTER (WHERE r.day_rank > 1 AND r.total IS NOT NULL) AS alternatives,
          max(r.in_bed_s) FILTER (WHERE r.day_rank = 1) AS in_bed_s,
          max(r.unspecified_s) FILTER (WHERE r.day_rank = 1) AS unspecified_s,
          max(r.awake_s) FILTER (WHERE r.day_rank = 1) AS awake_s,
@@ -62,7 +82,8 @@ g AS (
          max(r.deep_s) FILTER (WHERE r.day_rank = 1) AS deep_s,
          max(r.rem_s) FILTER (WHERE r.day_rank = 1) AS rem_s,
          max(r.unknown_s) FILTER (WHERE r.day_rank = 1) AS unknown_s,
-         array_agg(r.source ORDER BY r.day_rank) AS ranked_sources,
+         -- Only the sources with a total rank (rule total: a source whose samples have no value has none).
+         array_agg(r.source ORDER BY r.day_rank) FILTER (WHERE r.total IS NOT NULL) AS ranked_sources,
          -- Rule sleep: no source has a minute asleep (the winner's total is the largest).
          min(r.rule) = 'sleep' AND NOT coalesce(max(r.total) FILTER (WHERE r.day_rank = 1) > 0, false) AS in_bed_only,
          max(r.latest_value) FILTER (WHERE r.latest_rank = 1 AND r.latest_start_at IS NOT NULL) AS latest_value,
@@ -82,7 +103,7 @@ SELECT g.person, g.type, g.day, g.rule, g.per_source_winner, g.metric, g.unit, g
             WHEN g.rule = 'reading' THEN (g.sum_value / nullif(g.n_values, 0))::double precision
             WHEN g.rule = 'latest' THEN g.latest_value
        END AS value,
-       CASE WHEN g.per_source_winner THEN g.winner
+       CASE WHEN g.per_source_winner AND (g.winner_total IS NOT NULL OR g.in_bed_only) THEN g.winner
             WHEN g.rule = 'latest' THEN g.latest_source
        END AS source,
        CASE WHEN g.in_bed_only THEN '{}'::jsonb WHEN g.per_source_winner THEN coalesce(g.alternatives, '{}'::jsonb) END AS alternatives,
