@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Warehouse
 import Testing
 import TestSupport
 
@@ -473,6 +474,50 @@ struct ViewsRulesTests {
             #expect(try c.table("SELECT day::text, source, asleep_min, in_bed_min FROM health.daily_sleep ORDER BY day").rows
                     == [["2026-11-02", "watch", "240", "0"], ["2026-11-03", "iphone", nil, "360"]])
             #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0)
+        }
+    }
+
+    @Test("a quantity in another unit than its type's counts only in samples, given back as sent; migration 0106 untypes those held")
+    func otherUnitCountsNowhere() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let km = S.quantity(S.U(1), HK.distance, source: "phone", start: "2026-03-10T09:00:00.000+01:00", value: 5, unit: "km")
+            try Store(connection: c).batch([
+                km,
+                S.quantity(S.U(2), HK.distance, source: "phone", start: "2026-03-10T10:00:00.000+01:00", value: 1000),
+                S.quantity(S.U(3), HK.heartRate, source: "watch", start: "2026-03-10T10:00:00.000+01:00", value: 1.5, unit: "count/s"),
+                S.quantity(S.U(4), HK.heartRate, source: "watch", start: "2026-03-10T11:00:00.000+01:00", value: 60),
+                // A day with only such readings and body values has none.
+                S.quantity(S.U(5), HK.heartRate, source: "watch", start: "2026-03-11T10:00:00.000+01:00", value: 1.2, unit: "count/s"),
+                S.quantity(S.U(6), HK.bodyMass, source: "scale", start: "2026-03-11T07:00:00.000+01:00", value: 170, unit: "lb"),
+            ])
+            func check(_ when: String) throws {
+                #expect(try c.table("SELECT value FROM health.daily_totals WHERE metric = 'distance_m'").rows == [["1000"]], "\(when)")
+                #expect(try c.table("SELECT day::text, min, mean, max, samples FROM health.daily_readings").rows
+                        == [["2026-03-10", "60", "60", "60", "1"]], "\(when)")
+                #expect(try c.table("SELECT * FROM health.daily_body").count == 0, "\(when)")
+                #expect(try c.table("SELECT day::text, heart_rate_mean, body_mass_kg FROM health.daily_summary ORDER BY day").rows
+                        == [["2026-03-10", "60", nil], ["2026-03-11", nil, nil]], "\(when)")
+                #expect(try c.table("SELECT value, unit FROM health.samples WHERE uuid = '\(S.U(1))'").rows == [[nil, nil]], "\(when)")
+                #expect(try c.table("SELECT payload = $1::jsonb FROM health.samples WHERE uuid = '\(S.U(1))'", [km]).rows == [["t"]],
+                        "\(when): given back as sent")
+                #expect(try c.table("SELECT * FROM health_store.verify_rollups('p')").count == 0, "\(when)")
+            }
+            try check("stored")
+            // What was stored before 0106: typed in the unit sent, summed as metres.
+            try c.execute(script: """
+                UPDATE health_store.sample_rows SET value = 5, unit = 'km', payload = nullif(payload - 'value' - 'unit', '{}')
+                  WHERE person = 'p' AND uuid = '\(S.U(1))';
+                UPDATE health_store.sample_rows SET value = 1.5, unit = 'count/s', payload = nullif(payload - 'value' - 'unit', '{}')
+                  WHERE person = 'p' AND uuid = '\(S.U(3))';
+                SELECT health_store.rebuild_rollups('p');
+                DELETE FROM health_store.schema_migrations WHERE version = 106;
+                """)
+            #expect(try c.table("SELECT value FROM health.daily_totals WHERE metric = 'distance_m'").rows == [["1005"]])
+            let applied = try Migrator().migrate(c)
+            #expect(applied.compactMap(\.version) == [106])
+            try check("migrated")
+            #expect(try c.table("SELECT * FROM health_store.migration_tasks").count == 0)
         }
     }
 }

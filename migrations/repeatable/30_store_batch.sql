@@ -41,10 +41,11 @@
 -- p_origin   where they came from: only Health Auto Export's samples carry Min and Max
 --            (value_min, value_max), only the export's exportShared, exportContext and
 --            exportCreated; a key of those names from another way in stays in the payload
--- p_types, p_kinds, p_rules  the catalog: each known type's kind and rule
-DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]);
+-- p_types, p_kinds, p_rules, p_units  the catalog: each known type's kind, rule and unit (typed
+--            columns only for a sample of its type's kind, a quantity in its type's unit)
+DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[], text[]);
 CREATE FUNCTION health_store.typed_samples(p_samples jsonb, p_tz text, p_origin health_store.sample_origin,
-                                           p_types text[], p_kinds text[], p_rules text[])
+                                           p_types text[], p_kinds text[], p_rules text[], p_units text[])
 RETURNS TABLE (uuid uuid, type text, source text, grp text, kind text, start_at timestamptz, end_at timestamptz,
                start_offset smallint, end_offset smallint, day date, value double precision, unit text,
                category_name text, activity_type integer, activity_name text, duration_s double precision,
@@ -57,10 +58,14 @@ LANGUAGE sql STABLE PARALLEL SAFE
 -- measured twice the cost of the query itself).
 BEGIN ATOMIC
   WITH input AS (
-    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule, c.kind AS catalog_kind, health_store.is_workout(c.rule, f.kind) AS workout
+    -- A quantity in another unit than its type's in the catalog is typed as a kind this version
+    -- does not know is: its value would be summed and compared in the wrong unit.
+    SELECT e.value AS s, e.ordinality AS pos, f.*, c.rule,
+           CASE WHEN c.kind <> 'quantity' OR c.unit = f.unit THEN c.kind END AS catalog_kind,
+           health_store.is_workout(c.rule, f.kind) AS workout
     FROM jsonb_array_elements(p_samples) WITH ORDINALITY AS e
     CROSS JOIN LATERAL jsonb_populate_record(NULL::health_store.sent_fields, e.value) AS f
-    LEFT JOIN unnest(p_types, p_kinds, p_rules) AS c (type, kind, rule) ON c.type = f.type
+    LEFT JOIN unnest(p_types, p_kinds, p_rules, p_units) AS c (type, kind, rule, unit) ON c.type = f.type
   ),
   latest AS (
     SELECT DISTINCT ON (i.uuid::uuid) * FROM input i ORDER BY i.uuid::uuid, i.pos DESC
@@ -105,7 +110,7 @@ BEGIN ATOMIC
   FROM typed t;
 END;
 
-COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]) IS
+COMMENT ON FUNCTION health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[], text[]) IS
   'A batch''s samples read once into typed rows (a uuid repeated once, the later copy), with their day, the payload to store, the object as sent and an imported record''s shared members and creation date''s seconds.';
 
 -- What writing does with one incoming sample: insert a new uuid; replace a held one whose
@@ -165,11 +170,13 @@ DECLARE
   v_types text[];
   v_kinds text[];
   v_rules text[];
+  v_units text[];
   v_uuids uuid[];
   v_held  health_store.held_sample[];
   v_rows  health_store.incoming_sample[];
 BEGIN
-  SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule) INTO v_types, v_kinds, v_rules FROM health_store.catalog c;
+  SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule), array_agg(c.unit) INTO v_types, v_kinds, v_rules, v_units
+  FROM health_store.catalog c;
   -- The held row of each uuid with its series (validated by the caller: every uuid casts).
   v_uuids := ARRAY(SELECT (e->>'uuid')::uuid FROM jsonb_array_elements(p_samples) e);
   SELECT array_agg(ROW(r.uuid, r.origin, r.day, k.type IN (SELECT tt.type FROM health_store.total_types tt),
@@ -197,7 +204,7 @@ BEGIN
          health_store.sample_action(o.uuid IS NOT NULL, c.changed, o.deleted, p_origin, o.origin, false),
          t.value_min, t.value_max, NULL, t.context, t.context_members, t.created_s)::health_store.incoming_sample)
   INTO v_rows
-  FROM health_store.typed_samples(p_samples, p_tz, p_origin, v_types, v_kinds, v_rules) t
+  FROM health_store.typed_samples(p_samples, p_tz, p_origin, v_types, v_kinds, v_rules, v_units) t
   LEFT JOIN unnest(v_held) o ON o.uuid = t.uuid
   -- Changed: the same stored columns and payload are the same sample again (compacting is a
   -- function of the sample); otherwise the held copy as sent is rebuilt and compared with the
@@ -896,7 +903,7 @@ COMMENT ON FUNCTION health_store.store_batch(text, health_store.delivery_origin,
   'Stores one validated healthd batch (samples upserted on person and uuid, a delivery row, quarantined samples, rollups of the touched days) in the caller''s transaction; returns its counts. An export''s records equal to a held pushed sample are not stored and are counted as matched.';
 
 REVOKE EXECUTE ON FUNCTION
-  health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]),
+  health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[], text[]),
   health_store.incoming_samples(text, jsonb, text, health_store.sample_origin, timestamptz, boolean),
   health_store.with_twins(text, health_store.incoming_sample[], health_store.sample_origin, timestamptz),
   health_store.may_hold_twins(text, health_store.sample_origin),

@@ -156,7 +156,8 @@ SELECT d.person, d.day, d.type, d.metric, d.unit,
        health_store.is_partial_in(d.day, st.time_zone) AS is_partial
 FROM health_store.rollup_day_type d
 LEFT JOIN health_store.settings st ON st.person = d.person
-WHERE d.rule = 'reading';
+-- A day whose readings have no value (sent with another kind or unit) has none.
+WHERE d.rule = 'reading' AND d.n_values > 0;
 
 COMMENT ON VIEW health.daily_readings IS
   'Readings (heart, vitals) per day: min, mean and max across every source, and the count; one row per person, local day and type with readings.';
@@ -176,7 +177,7 @@ COMMENT ON COLUMN health.daily_readings.is_partial IS 'True while the day is not
 CREATE OR REPLACE VIEW health.daily_body AS
 SELECT d.person, d.day, d.type, d.metric, d.unit, d.value, d.measured_at, d.source
 FROM health_store.rollup_day_type d
-WHERE d.rule = 'latest';
+WHERE d.rule = 'latest' AND d.n_values > 0;
 
 COMMENT ON VIEW health.daily_body IS
   'Body measurements per day: the latest sample of the day by start (ties: latest end, then source in byte order, then uuid), any source; one row per person, local day and type measured.';

@@ -31,11 +31,13 @@ DECLARE
   v_types  text[];
   v_kinds  text[];
   v_rules  text[];
+  v_units  text[];
 BEGIN
-  SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule) INTO v_types, v_kinds, v_rules FROM health_store.catalog c;
+  SELECT array_agg(c.type), array_agg(c.kind), array_agg(c.rule), array_agg(c.unit) INTO v_types, v_kinds, v_rules, v_units
+  FROM health_store.catalog c;
   INSERT INTO health_store.export_records (person, run, type, start_at, end_at, value, payload_value)
   SELECT p_person, p_run, t.type, t.start_at, t.end_at, t.value, t.sent->'value'
-  FROM health_store.typed_samples(p_samples, NULL, 'export', v_types, v_kinds, v_rules) t;
+  FROM health_store.typed_samples(p_samples, NULL, 'export', v_types, v_kinds, v_rules, v_units) t;
   GET DIAGNOSTICS v_staged = ROW_COUNT;
   RETURN v_staged;
 END

@@ -58,6 +58,8 @@ DROP FUNCTION IF EXISTS health_store.origin_rank(text);
 -- by drop_lower_twins, routes and streams moved.
 DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text);
 DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin);
+-- A quantity typed only in its catalog unit: the catalog's units are an argument too.
+DROP FUNCTION IF EXISTS health_store.typed_samples(jsonb, text, health_store.sample_origin, text[], text[], text[]);
 DROP FUNCTION IF EXISTS health_store.drop_imported_twins(text, health_store.incoming_sample[]);
 DROP FUNCTION IF EXISTS health_store.sample_facts_of(text, double precision, timestamptz, timestamptz, uuid, integer,
                                                      double precision, double precision, double precision);
