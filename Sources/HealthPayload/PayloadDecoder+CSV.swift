@@ -145,8 +145,12 @@ extension PayloadDecoder {
         }
     }
 
-    /// Maps header columns by name; rejects a header without `uuid` or with a repeated name.
+    /// Maps header columns by name; rejects a header without `uuid` (first: a body without its
+    /// header row has a data row there, whose cells may well repeat) or with a repeated name.
     private static func csvColumns(_ names: [String], _ header: CSVRawRecord) throws(PayloadError) -> CSVColumns {
+        guard names.contains("uuid") else {
+            throw PayloadError("the header has no uuid column; is this a healthd CSV body, its header row first?", at: header.location)
+        }
         var seen = Set<String>()
         var columns = CSVColumns(
             envelope: [Int](repeating: -1, count: CSVEnvelopeColumn.allCases.count),
@@ -167,9 +171,6 @@ extension PayloadDecoder {
                 prefix.append(UInt8(ascii: ":"))
                 columns.unknown.append((index, prefix))
             }
-        }
-        guard columns.sample[SampleKey.uuid.rawValue] >= 0 else {
-            throw PayloadError("the header has no uuid column; is this a healthd CSV body?", at: header.location)
         }
         return columns
     }

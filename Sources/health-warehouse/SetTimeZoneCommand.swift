@@ -39,6 +39,7 @@ struct SetTimeZoneCommand: Command {
 
     func run() throws -> Int32 {
         try database.withConnection(migrate: true) { connection in
+            let known: Bool = try connection.query("SELECT health_store.person_exists($1)", [person]).first!.decode(0)
             do {
                 try connection.query("SELECT health.set_time_zone($1, $2)", [person, timeZone])
             } catch let error as PostgresError where error.kind == .server && error.sqlState == SQLState.invalidParameterValue {
@@ -46,6 +47,11 @@ struct SetTimeZoneCommand: Command {
                 throw CommandFailure(message: error.message, hint: "use an IANA name such as Europe/Berlin or America/New_York", status: 64)
             }
             printError("time zone of \(person) set to \(timeZone); their samples are re-dayed")
+            if !known {
+                // Setting it before the first push is right; a mistyped name is not: say so.
+                printError("note: nothing of \(person) was held before (no sample, no token): the time zone waits for their first data; "
+                           + "`person list` shows who is held")
+            }
             return 0
         }
     }

@@ -42,7 +42,7 @@ struct StatusTests {
         }
     }
 
-    @Test("set-time-zone re-days the person's samples; a bad zone is a clear error, exit 1")
+    @Test("set-time-zone re-days the person's samples; a person nothing is held of is named; a bad zone is a clear error, exit 64")
     func setTimeZone() throws {
         try TestPostgres.withDatabase { db in
             let pool = PostgresPool(connectionString: db.connectionString, maxConnections: 1)
@@ -55,7 +55,11 @@ struct StatusTests {
             #expect(try db.scalar("SELECT day::text FROM health.samples", as: String.self) == "2026-08-21")
             let tokyo = try CLIProcess.run(["set-time-zone", "Asia/Tokyo", "--database-url", db.connectionString])
             #expect(tokyo.status == 0, "\(tokyo.stderr)")
+            #expect(!tokyo.stderr.contains("nothing of"), "\(tokyo.stderr)")
             #expect(try db.scalar("SELECT day::text FROM health.samples", as: String.self) == "2026-08-22")
+            // A person nothing is held of yet: set (before a first push is right), and said, for a mistyped name.
+            let typo = try CLIProcess.run(["set-time-zone", "Asia/Tokyo", "--person", "defualt", "--database-url", db.connectionString])
+            #expect(typo.status == 0 && typo.stderr.contains("nothing of defualt was held before"), "\(typo.stderr)")
             #expect(try db.scalar("SELECT day::text FROM health.daily_totals", as: String.self) == "2026-08-22")
             let bad = try CLIProcess.run(["set-time-zone", "Mars/Olympus", "--database-url", db.connectionString])
             #expect(bad.status == 64, "an unknown time zone is a usage error")

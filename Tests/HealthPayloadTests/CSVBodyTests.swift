@@ -155,8 +155,10 @@ struct CSVBodyTests {
         ("", "body is empty; expected a CSV header row"),
         ("\n\n", "body is empty; expected a CSV header row"),
         ("\u{FEFF}", "body is empty; expected a CSV header row"),
-        ("schemaVersion,exportId\n1,x\n", "record 1 (line 1): the header has no uuid column; is this a healthd CSV body?"),
-        ("1,6C7F1E22-1B3D-4A5E-9F00-2C1D4E5A6B70,x\n", "record 1 (line 1): the header has no uuid column; is this a healthd CSV body?"),
+        ("schemaVersion,exportId\n1,x\n", "record 1 (line 1): the header has no uuid column; is this a healthd CSV body, its header row first?"),
+        ("1,6C7F1E22-1B3D-4A5E-9F00-2C1D4E5A6B70,x\n", "record 1 (line 1): the header has no uuid column; is this a healthd CSV body, its header row first?"),
+        // A body without its header row: its first data row's empty cells repeat, but what it lacks is the header.
+        ("1,6C7F1E22-1B3D-4A5E-9F00-2C1D4E5A6B70,,,1,true\n", "record 1 (line 1): the header has no uuid column; is this a healthd CSV body, its header row first?"),
         ("uuid,source,uuid\n", "record 1 (line 1): the header repeats the column \"uuid\""),
         ("uuid,,\n", "record 1 (line 1): the header repeats the column \"\""),
     ])

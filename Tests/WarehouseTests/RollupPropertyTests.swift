@@ -245,8 +245,9 @@ struct RollupPropertyTests {
         """
 
     /// Per person, day, per-source type and source: the total, stage minutes and the rank. A
-    /// sleep source with no minute asleep ranks after those with some (by time in bed among
-    /// themselves); a night none of whose sources has a minute asleep is `in_bed_only`.
+    /// sleep source with no minute asleep ranks after those with some (in byte order among
+    /// themselves); a night none of whose sources has a minute asleep is `in_bed_only`, its
+    /// sources by time in bed.
     static var ranked: String { """
         per AS (
           SELECT s.person, s.day, s.type, c.metric, c.rule, CASE c.rule WHEN 'sleep' THEN 'min' ELSE c.unit END AS unit, s.source,
@@ -267,7 +268,10 @@ struct RollupPropertyTests {
         ranked AS (
           SELECT per.*, row_number() OVER (PARTITION BY per.person, per.day, per.type
                    ORDER BY per.rule = 'sleep' AND per.total = 0, array_position(p.sources, per.source) NULLS LAST,
-                            per.total DESC NULLS LAST, CASE WHEN per.rule = 'sleep' AND per.total = 0 THEN per.in_bed END DESC NULLS LAST,
+                            per.total DESC NULLS LAST,
+                            CASE WHEN per.rule = 'sleep' AND NOT EXISTS (SELECT 1 FROM per o WHERE o.person = per.person AND o.day = per.day
+                                                                          AND o.type = per.type AND o.total > 0)
+                                 THEN per.in_bed END DESC NULLS LAST,
                             per.source COLLATE "C")::integer AS rank,
                  per.rule = 'sleep' AND NOT bool_or(per.total > 0) OVER (PARTITION BY per.person, per.day, per.type) AS in_bed_only,
                  coalesce((SELECT jsonb_object_agg(o.source, o.total::float8) FROM per o
