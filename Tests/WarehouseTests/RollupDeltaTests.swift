@@ -246,12 +246,7 @@ extension RollupDeltaTests {
     func valuelessSourcesUpgrade() throws {
         try TestPostgres.withDatabase { db in
             let c = try db.connect()
-            try Store(connection: c).batch([
-                S.quantity(S.U(1), HK.steps, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 500),
-                try ViewsRulesTests.kinded(S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-10T10:00:00.000+01:00", value: 3), "category"),
-                S.sleep(S.U(3), source: "watch", start: "2026-03-10T01:00:00.000+01:00", end: "2026-03-10T03:00:00.000+01:00", value: 3),
-                try ViewsRulesTests.kinded(S.sleep(S.U(4), source: "watch", start: "2026-03-10T03:00:00.000+01:00", end: "2026-03-10T04:00:00.000+01:00", value: 3), "quantity"),
-            ])
+            try Store(connection: c).batch(try ViewsRulesTests.otherKinds())
             // What the rules before 0105 stored.
             try c.execute(script: """
                 UPDATE health_store.rollup_source SET rank = 2 WHERE person = 'p' AND source = 'phone';

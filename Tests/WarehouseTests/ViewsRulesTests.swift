@@ -427,18 +427,23 @@ struct ViewsRulesTests {
         return changed
     }
 
+    /// Watch steps (500) and phone steps sent as a category on 10 March, the phone's alone on
+    /// 11 March; 120 minutes of core sleep from the watch and an hour more sent as a quantity.
+    static func otherKinds() throws -> [String] {
+        [
+            S.quantity(S.U(1), HK.steps, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 500),
+            try kinded(S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-10T10:00:00.000+01:00", value: 3), "category"),
+            try kinded(S.quantity(S.U(3), HK.steps, source: "phone", start: "2026-03-11T10:00:00.000+01:00", value: 3), "category"),
+            S.sleep(S.U(4), source: "watch", start: "2026-03-10T01:00:00.000+01:00", end: "2026-03-10T03:00:00.000+01:00", value: 3),
+            try kinded(S.sleep(S.U(5), source: "watch", start: "2026-03-10T03:00:00.000+01:00", end: "2026-03-10T04:00:00.000+01:00", value: 3), "quantity"),
+        ]
+    }
+
     @Test("a known type sent with another kind counts only in samples: no rank, no win (priority or not), no alternative, no day value")
     func otherKindCountsNowhere() throws {
         try TestPostgres.withDatabase { db in
             let c = try db.connect()
-            try Store(connection: c).batch([
-                S.quantity(S.U(1), HK.steps, source: "watch", start: "2026-03-10T09:00:00.000+01:00", value: 500),
-                try Self.kinded(S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-10T10:00:00.000+01:00", value: 3), "category"),
-                try Self.kinded(S.quantity(S.U(3), HK.steps, source: "phone", start: "2026-03-11T10:00:00.000+01:00", value: 3), "category"),
-                // Sleep sent as a quantity: no stage, not unknown either.
-                S.sleep(S.U(4), source: "watch", start: "2026-03-10T01:00:00.000+01:00", end: "2026-03-10T03:00:00.000+01:00", value: 3),
-                try Self.kinded(S.sleep(S.U(5), source: "watch", start: "2026-03-10T03:00:00.000+01:00", end: "2026-03-10T04:00:00.000+01:00", value: 3), "quantity"),
-            ])
+            try Store(connection: c).batch(try Self.otherKinds())
             func check(_ when: String) throws {
                 #expect(try c.table("SELECT day::text, source, value, alternatives::text FROM health.daily_totals WHERE metric = 'steps'").rows
                         == [["2026-03-10", "watch", "500", "{}"]], "\(when)")
