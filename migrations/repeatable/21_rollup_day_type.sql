@@ -33,19 +33,17 @@ COMMENT ON FUNCTION health_store.ranks_last(text, numeric) IS
   'True for a level-1 source that ranks after every other of its day whatever the priority: sleep with no minute asleep, or no total at all.';
 
 CREATE OR REPLACE VIEW health_store.calc_day_type AS
-WITH n AS (
-  -- Whether any source of the pair has a minute asleep (rule sleep): only a night with none
-  -- ranks its sources by time in bed.
-  SELECT r.*, bool_or(r.rule = 'sleep' AND r.total > 0) OVER (PARTITION BY r.person, r.type, r.day) AS night_asleep
-  FROM health_store.rollup_source r
-),
-r AS (
+WITH r AS (
+  -- day_rank picks the winner, and on a night with no minute asleep (no ranking) the source
+  -- with the most time in bed; the ranking itself (ranked_sources, below) has no time in bed in
+  -- it: sources at 0 minutes asleep in byte order.
   SELECT r.person, r.type, r.day, r.source, r.rule, r.per_source_winner, r.metric, r.unit, r.total, (r.agg).*,
+         array_position(p.sources, r.source) AS priority,
          row_number() OVER (PARTITION BY r.person, r.type, r.day
                             ORDER BY health_store.ranks_last(r.rule, r.total),
                                      array_position(p.sources, r.source) NULLS LAST,
                                      r.total DESC NULLS LAST,
-                                     CASE WHEN r.rule = 'sleep' AND NOT r.night_asleep THEN (r.agg).in_bed_s END
+                                     CASE WHEN r.rule = 'sleep' AND NOT coalesce(r.total > 0, false) THEN (r.agg).in_bed_s END
                                        DESC NULLS LAST,
                                      r.source COLLATE "C") AS day_rank,
          -- Rule latest: the latest sample across sources: start desc, end desc, source asc
@@ -53,7 +51,7 @@ r AS (
          row_number() OVER (PARTITION BY r.person, r.type, r.day
                             ORDER BY (r.agg).latest_start_at DESC NULLS LAST, (r.agg).latest_end_at DESC,
                                      r.source COLLATE "C", (r.agg).latest_uuid) AS latest_rank
-  FROM n r
+  FROM health_store.rollup_source r
   LEFT JOIN health_store.source_priorities p ON p.person = r.person AND p.type = r.type
 ),
 g AS (
@@ -83,7 +81,9 @@ g AS (
          max(r.rem_s) FILTER (WHERE r.day_rank = 1) AS rem_s,
          max(r.unknown_s) FILTER (WHERE r.day_rank = 1) AS unknown_s,
          -- Only the sources with a total rank (rule total: a source whose samples have no value has none).
-         array_agg(r.source ORDER BY r.day_rank) FILTER (WHERE r.total IS NOT NULL) AS ranked_sources,
+         array_agg(r.source ORDER BY health_store.ranks_last(r.rule, r.total), r.priority NULLS LAST, r.total DESC NULLS LAST,
+                                     r.source COLLATE "C")
+           FILTER (WHERE r.total IS NOT NULL) AS ranked_sources,
          -- Rule sleep: no source has a minute asleep (the winner's total is the largest).
          min(r.rule) = 'sleep' AND NOT coalesce(max(r.total) FILTER (WHERE r.day_rank = 1) > 0, false) AS in_bed_only,
          max(r.latest_value) FILTER (WHERE r.latest_rank = 1 AND r.latest_start_at IS NOT NULL) AS latest_value,
