@@ -15,8 +15,14 @@ JOIN health_store.sample_rows s ON s.person = k.person AND s.series = k.series
 WHERE s.kind = 'quantity' AND s.value IS NOT NULL AND s.unit IS DISTINCT FROM c.unit
 ON CONFLICT DO NOTHING;
 
+-- The payload's keys from immutable functions only (jsonb_build_object and to_jsonb are stable,
+-- which Citus refuses with column references in an UPDATE): a number's text as written by
+-- float8 output (full_payload's digits), the unit as a JSON string by jsonb_object.
 UPDATE health_store.sample_rows s
-SET payload = jsonb_strip_nulls(jsonb_build_object('value', s.value, 'unit', s.unit, 'Min', s.value_min, 'Max', s.value_max))
+SET payload = jsonb_strip_nulls(jsonb_object(ARRAY['unit', s.unit]))
+              || coalesce(('{"value":' || s.value::text || '}')::jsonb, '{}'::jsonb)
+              || coalesce(('{"Min":' || s.value_min::text || '}')::jsonb, '{}'::jsonb)
+              || coalesce(('{"Max":' || s.value_max::text || '}')::jsonb, '{}'::jsonb)
               || coalesce(s.payload, '{}'::jsonb),
     value = NULL, unit = NULL, value_min = NULL, value_max = NULL
 FROM health_store.series k
