@@ -264,15 +264,21 @@ struct ServeCommand: Command {
         do {
             try server.start()
         } catch {
-            throw CommandFailure(message: "cannot listen on \(address): \(error)", hint: "choose another address with --listen HOST:PORT")
+            throw CommandFailure(message: Self.listenFailure(error, "\(address)"), hint: "choose another address with --listen HOST:PORT")
         }
         do {
             try metricsServer?.start()
         } catch {
             server.stop(graceSeconds: 0)
-            throw CommandFailure(message: "cannot answer metrics on \(operations.metricsAddress!): \(error)",
+            throw CommandFailure(message: "metrics: " + Self.listenFailure(error, "\(operations.metricsAddress!)"),
                                  hint: "choose another address with --metrics-listen HOST:PORT")
         }
+    }
+
+    /// `cannot listen on ADDRESS: why`, once: the server's own start errors say it already.
+    static func listenFailure(_ error: any Error, _ address: String) -> String {
+        let text = "\(error)"
+        return text.hasPrefix("cannot listen on") ? text : "cannot listen on \(address): \(text)"
     }
 
     /// SIGHUP: the TLS pair read again for new connections; a refused one leaves the old served.

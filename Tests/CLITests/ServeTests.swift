@@ -21,6 +21,25 @@ struct ServeTests {
         }
     }
 
+    @Test("a port another server holds: exit 1, the address and the reason said once")
+    func portInUse() throws {
+        try TestPostgres.withDatabase { db in
+            let (first, port) = try CLIProcess.startServe(["--database-url", db.connectionString])
+            defer {
+                first.signal(SIGTERM)
+                _ = first.wait()
+            }
+            let out = try CLIProcess.run(["serve", "--listen", "127.0.0.1:\(port)", "--database-url", db.connectionString])
+            #expect(out.status == 1)
+            #expect(out.stderr.contains("error: cannot listen on 127.0.0.1:\(port): address already in use"), "\(out.stderr)")
+            #expect(out.stderr.components(separatedBy: "cannot listen on").count == 2, "said once: \(out.stderr)")
+            let metrics = try CLIProcess.run(["serve", "--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:\(port)",
+                                              "--database-url", db.connectionString])
+            #expect(metrics.status == 1)
+            #expect(metrics.stderr.contains("error: metrics: cannot listen on 127.0.0.1:\(port): address already in use"), "\(metrics.stderr)")
+        }
+    }
+
     @Test("bad flags are usage errors, exit 64", arguments: [
         ["--listen", "nonsense"], ["--listen", "127.0.0.1:99999"], ["--max-body", "lots"], ["--pool-size", "0"],
         ["--auth-header", "Bad Header"], ["--timeout", "-1"], ["extra"], ["--lock-timeout", "never"], ["--statement-timeout", "0s"],
