@@ -44,7 +44,7 @@ public final class PostgresConnection: @unchecked Sendable {
         }
         guard PQstatus(conn) == CONNECTION_OK else {
             // libpq may echo what it was given; a password must never travel on in an error.
-            let message = info.redacting(String(cString: PQerrorMessage(conn)).trimmingTrailingNewlines())
+            let message = info.redacting(String(cString: PQerrorMessage(conn)).joiningLines())
             PQfinish(conn)
             throw PostgresError(kind: .connectionFailed, message: message)
         }

@@ -146,6 +146,15 @@ public struct PostgresError: Error, CustomStringConvertible, CustomDebugStringCo
 }
 
 extension String {
+    /// libpq's lines as one (`… failed: Connection refused; Is the server running …`): a
+    /// message printed on one line shows no escaped `\n\t`.
+    func joiningLines() -> String {
+        split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+            .joined(separator: "; ")
+    }
+
     func trimmingTrailingNewlines() -> String {
         var s = Substring(self)
         while let last = s.last, last == "\n" || last == "\r" || last == " " { s = s.dropLast() }

@@ -131,7 +131,7 @@ struct PostgresConnectionTests {
         }
     }
 
-    @Test("a failed connection names no password or connection string")
+    @Test("a failed connection names no password or connection string, on one line")
     func connectionErrorIsSafe() throws {
         let error = #expect(throws: PostgresError.self) {
             _ = try PostgresConnection(connectionString: "postgresql://someone:hunter2-secret@127.0.0.1:1/nowhere?connect_timeout=2")
@@ -139,5 +139,8 @@ struct PostgresConnectionTests {
         #expect(error?.kind == .connectionFailed)
         #expect(error?.isTransient == true)
         #expect(error.map { !$0.description.contains("hunter2") && !$0.debugDescription.contains("hunter2") } == true)
+        // libpq's two lines as one: printed on one line, no escaped newline shows.
+        let text = error?.description ?? ""
+        #expect(text.contains("Connection refused; Is the server running") && !text.contains("\n") && !text.contains("\t"), "\(text)")
     }
 }
