@@ -61,10 +61,16 @@ struct ExportReconcile {
         }
     }
 
+    /// The person reconciled with the export staged under `run` (`Reconciliation.reconcile`);
+    /// throws its `Refusal` as it is.
+    private func marks(run: UUID, exportDate: String, startedAt: Date, force: Bool, apply: Bool) throws -> [Reconciliation.Marks] {
+        try Reconciliation.reconcile(person: command.person, run: run, exportDate: exportDate, path: command.path,
+                                     startedAt: startedAt, force: force, apply: apply, pool: pool)
+    }
+
     private func reconcile(run: UUID, exportDate: String, startedAt: Date, apply: Bool) throws -> [Reconciliation.Marks] {
         do {
-            return try Reconciliation.reconcile(person: command.person, run: run, exportDate: exportDate, path: command.path,
-                                                startedAt: startedAt, force: command.force, apply: apply, pool: pool)
+            return try marks(run: run, exportDate: exportDate, startedAt: startedAt, force: command.force, apply: apply)
         } catch let refusal as Reconciliation.Refusal {
             throw CommandFailure(message: refusal.message, hint: refusal.hint)
         }
@@ -78,13 +84,11 @@ struct ExportReconcile {
         // Nothing imported: the counts of what was read alone (records_read counts Record elements, as the import does).
         summary.recordsRead = recordElements
         do {
-            let plan = try Reconciliation.reconcile(person: command.person, run: run, exportDate: exportDate, path: command.path,
-                                                    startedAt: startedAt, force: command.force, apply: false, pool: pool)
+            let plan = try marks(run: run, exportDate: exportDate, startedAt: startedAt, force: command.force, apply: false)
             report(plan, exportDate: exportDate, summary: summary, wouldBe: true)
             return 0
         } catch let refusal as Reconciliation.Refusal {
-            let forced = try Reconciliation.reconcile(person: command.person, run: run, exportDate: exportDate, path: command.path,
-                                                      startedAt: startedAt, force: true, apply: false, pool: pool)
+            let forced = try marks(run: run, exportDate: exportDate, startedAt: startedAt, force: true, apply: false)
             report(forced, exportDate: exportDate, summary: summary, wouldBe: true, refusal: refusal)
             throw CommandFailure(message: refusal.message, hint: refusal.hint)
         }
