@@ -1,4 +1,5 @@
 import CGnuTLS
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,6 +39,9 @@ public struct TLSFiles: Sendable, Equatable {
         case Int32(CGNUTLS_CERT_UNREADABLE.rawValue): throw fail("TLS certificate \(certificatePath)", "cannot be read")
         case Int32(CGNUTLS_KEY_UNREADABLE.rawValue): throw fail("TLS key \(keyPath)", "cannot be read")
         case Int32(CGNUTLS_CERT_INVALID.rawValue): throw fail("TLS certificate \(certificatePath)", "is not a PEM certificate")
+        case Int32(CGNUTLS_KEY_INVALID.rawValue) where Self.isEncrypted(keyPath):
+            throw HTTPServerError(.tlsCredentials, "TLS key \(keyPath): is encrypted; serve takes an unencrypted key "
+                                  + "(`openssl pkey -in KEY -out KEY.plain`, readable by serve's user only)")
         case Int32(CGNUTLS_KEY_INVALID.rawValue): throw fail("TLS key \(keyPath)", "is not a PEM private key")
         case Int32(CGNUTLS_MISMATCH.rawValue):
             throw fail("TLS key \(keyPath)", "does not belong to the certificate \(certificatePath)")
@@ -45,5 +49,12 @@ public struct TLSFiles: Sendable, Equatable {
         case Int32(CGNUTLS_NOT_YET_VALID.rawValue): throw fail("TLS certificate \(certificatePath)", "is not valid yet")
         default: throw fail("TLS certificate \(certificatePath)", "was refused")
         }
+    }
+
+    /// Whether a key file holds an encrypted PEM key (`ENCRYPTED PRIVATE KEY`, or the
+    /// traditional `Proc-Type: 4,ENCRYPTED`), which serve cannot use without a passphrase.
+    static func isEncrypted(_ path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else { return false }
+        return String(decoding: data, as: UTF8.self).contains("ENCRYPTED")
     }
 }

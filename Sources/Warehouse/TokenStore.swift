@@ -102,7 +102,7 @@ public enum PersonName {
     /// The person every batch belongs to while no token exists.
     public static let defaultPerson = "default"
 
-    /// 1–64 characters of letters, digits, `.`, `_`, `@` and `-`.
+    /// 1–64 characters of ASCII letters, digits, `.`, `_`, `@` and `-`.
     public static func validate(_ name: String) throws {
         let allowed = name.unicodeScalars.allSatisfy {
             ($0.value < 128 && (CharacterSet.alphanumerics.contains($0))) || "._@-".unicodeScalars.contains($0)
@@ -120,7 +120,7 @@ public enum WarehouseError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case .invalidPerson(let name):
-            return "person name \"\(name.prefix(80))\" is not allowed: use 1-64 letters, digits, '.', '_', '@' or '-'"
+            return "person name \"\(name.prefix(80))\" is not allowed: use 1-64 ASCII letters (a-z, A-Z), digits, '.', '_', '@' or '-'"
         }
     }
 }

@@ -9,7 +9,8 @@ struct UsageError: Error, CustomStringConvertible {
 
 /// The options and arguments of one command, parsed against what the command declares.
 ///
-/// `--name value` and `--name=value` both work; `--` ends options; `-` alone is a positional
+/// `--name value` and `--name=value` both work (a value starting with `--` only as
+/// `--name=value`: `--person --yes` is a forgotten value); `--` ends options; `-` alone is a positional
 /// (standard input for `ingest`).
 struct ParsedArguments {
     private(set) var flags: Set<String> = []
@@ -50,6 +51,12 @@ struct ParsedArguments {
                     guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value", command: command) }
                     value = arguments[index]
                     index += 1
+                    // `--person --yes`: the value forgotten, the next option taken for it. A
+                    // value that starts with `--` is given as `--person=--x`.
+                    if value.hasPrefix("--") {
+                        throw UsageError(message: "--\(name) needs a value, got the option \(value) "
+                                         + "(write --\(name)=\(value) if that is the value)", command: command)
+                    }
                 }
                 values[name, default: []].append(value)
             } else {

@@ -37,6 +37,9 @@ struct OperationsOptions {
             }
         }
         metricsPerPerson = parsed.has("metrics-per-person")
+        if metricsPerPerson && metricsAddress == nil {
+            throw UsageError(message: "--metrics-per-person labels the metrics of --metrics-listen, which is not given", command: command)
+        }
         switch (parsed.value("tls-cert"), parsed.value("tls-key")) {
         case (nil, nil): tls = nil
         case (let cert?, let key?): tls = TLSFiles(certificatePath: cert, keyPath: key)

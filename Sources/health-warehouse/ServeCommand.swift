@@ -152,6 +152,11 @@ struct ServeCommand: Command {
         insecureNoAuth = parsed.has("insecure-no-auth")
         mcp = parsed.has("mcp")
         operations = try OperationsOptions(parsed, command: Self.name)
+        if let metrics = operations.metricsAddress, metrics.port != 0, metrics.port == address.port,
+           metrics.host == address.host || [metrics.host, address.host].contains(where: { $0 == "0.0.0.0" || $0 == "::" }) {
+            throw UsageError(message: "--metrics-listen \(metrics) and --listen \(address) are one port: give the metrics another",
+                             command: Self.name)
+        }
         database = DatabaseOptions(parsed)
     }
 
@@ -201,7 +206,11 @@ struct ServeCommand: Command {
                 metricsServer?.stop(graceSeconds: 0)
                 stopped.signal()
             }
-            if server.usesTLS { Shutdown.shared.onHangUp { Self.reloadTLS(server) } }
+            // SIGHUP re-reads the TLS pair; without one there is nothing to re-read, and a
+            // `systemctl reload` must not stop the receiver.
+            Shutdown.shared.onHangUp {
+                if server.usesTLS { Self.reloadTLS(server) } else { Log.event("serve.hangup_ignored", ["reason": "no TLS pair to re-read"]) }
+            }
             try start(server, metricsServer)
             Log.event("serve.listening", ["address": "\(address.host):\(server.boundPort)", "tls": server.usesTLS,
                                           "metrics": metricsServer.map { "\(operations.metricsAddress!.host):\($0.boundPort)" } ?? "off",

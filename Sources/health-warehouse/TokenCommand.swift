@@ -59,7 +59,8 @@ struct TokenCommand: Command {
             action = .list(json: parsed.has("json"))
         case "revoke":
             guard parsed.positionals.count == 2, let id = Int64(parsed.positionals[1]) else {
-                throw UsageError(message: "token revoke needs the token's id (see `token list`)", command: Self.name)
+                let given = parsed.positionals.count == 2 ? ", a number; got \"\(parsed.positionals[1].prefix(80))\"" : ""
+                throw UsageError(message: "token revoke needs the token's id\(given) (see `token list`)", command: Self.name)
             }
             action = .revoke(id: id)
         case let other?:

@@ -23,6 +23,27 @@ struct CLITests {
         }
     }
 
+    @Test("an option whose value was forgotten is refused, exit 64, not given the next option as its value")
+    func forgottenValue() throws {
+        for (arguments, option, next) in [(["token", "create", "--person", "--label", "phone"], "--person", "--label"),
+                                          (["set-time-zone", "Europe/Berlin", "--person", "--yes"], "--person", "--yes"),
+                                          (["serve", "--listen", "--metrics-listen=127.0.0.1:9"], "--listen", "--metrics-listen=127.0.0.1:9")] {
+            let out = try CLIProcess.run(arguments)
+            #expect(out.status == 64, "\(arguments)")
+            #expect(out.stderr.hasPrefix("error: \(option) needs a value, got the option \(next)"), "\(out.stderr)")
+        }
+    }
+
+    @Test("a token id that is not a number, and a person name outside ASCII, are named in the message")
+    func namedValues() throws {
+        let revoke = try CLIProcess.run(["token", "revoke", "abc"])
+        #expect(revoke.status == 64)
+        #expect(revoke.stderr.contains("needs the token's id, a number; got \"abc\""), "\(revoke.stderr)")
+        let person = try CLIProcess.run(["mcp", "--person", "Zoë"])
+        #expect(person.status == 64)
+        #expect(person.stderr.contains("person name \"Zoë\" is not allowed: use 1-64 ASCII letters"), "\(person.stderr)")
+    }
+
     @Test("--help works for every command and exits 0")
     func help() throws {
         for command in ["serve", "migrate", "ingest", "token", "set-time-zone", "status", "generate", "import-apple-health", "mcp"] {

@@ -108,6 +108,9 @@ struct ServeTLSTests {
         let good = try ca.issue("good")
         let other = try ca.issue("other")
         let expired = try ca.issue("expired", days: -1)
+        let encrypted = ca.directory + "/encrypted.key"
+        #expect(try CLIProcess.runProgram("/usr/bin/openssl", ["pkey", "-in", good.key, "-aes256", "-passout", "pass:secret",
+                                                               "-out", encrypted]).status == 0)
         let cases: [(arguments: [String], status: Int32, names: String)] = [
             (["--tls-cert", ca.directory + "/missing.pem", "--tls-key", good.key], 1, "missing.pem: cannot be read"),
             (["--tls-cert", ca.directory, "--tls-key", good.key], 1, "\(ca.directory): cannot be read"),
@@ -115,6 +118,7 @@ struct ServeTLSTests {
             (["--tls-cert", good.certificate, "--tls-key", other.key], 1, "other.key: does not belong to the certificate"),
             (["--tls-cert", expired.certificate, "--tls-key", expired.key], 1, "expired.pem: has expired"),
             (["--tls-cert", good.key, "--tls-key", good.key], 1, "good.key: is not a PEM certificate"),
+            (["--tls-cert", good.certificate, "--tls-key", encrypted], 1, "encrypted.key: is encrypted; serve takes an unencrypted key"),
             (["--tls-cert", good.certificate], 64, "--tls-cert and --tls-key go together"),
         ]
         for (arguments, status, names) in cases {

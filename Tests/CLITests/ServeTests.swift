@@ -45,12 +45,27 @@ struct ServeTests {
         ["--auth-header", "Bad Header"], ["--timeout", "-1"], ["extra"], ["--lock-timeout", "never"], ["--statement-timeout", "0s"],
         ["--request-deadline", "0"], ["--per-address-limit", "-1"],
         ["--auth-header", "X-Api-Key,Y"], ["--auth-header", "Host"], ["--auth-header", "content-type"], ["--auth-header", "X-Forwarded-Token"],
-        ["--max-body", "100MiB"],
+        ["--max-body", "100MiB"], ["--metrics-per-person"], ["--listen", "127.0.0.1:9400", "--metrics-listen", "9400"],
+        ["--listen", "0.0.0.0:9400", "--metrics-listen", "127.0.0.1:9400"],
     ])
     func badFlags(arguments: [String]) throws {
         let out = try CLIProcess.run(["serve"] + arguments)
         #expect(out.status == 64, "\(arguments): \(out.stderr)")
         #expect(out.stderr.hasPrefix("error: "))
+    }
+
+    @Test("SIGHUP to a serve without TLS is logged and stops nothing; SIGTERM still stops it")
+    func hangUpWithoutTLS() throws {
+        try TestPostgres.withDatabase { db in
+            let (serve, port) = try CLIProcess.startServe(["--database-url", db.connectionString])
+            serve.signal(SIGHUP)
+            #expect(serve.waitForStderr("serve.hangup_ignored", timeout: 10))
+            #expect(try HTTPTestClient.request(port: port, method: "GET", path: "/healthz").status == 200)
+            serve.signal(SIGTERM)
+            let out = serve.wait()
+            #expect(out.status == 0)
+            #expect(out.stderr.contains("signal=SIGTERM") && !out.stderr.contains("signal=SIGHUP"), "\(out.stderr)")
+        }
     }
 
     @Test("a --max-body over the default body budget names the budget's default, not a value never given")
