@@ -103,6 +103,26 @@ struct CoalescingTests {
         }
     }
 
+    @Test("samples of one very span each lie inside the others: 1 + 1 and their 2 is a coalescing (2 steps); 300 more of that span break it (304), each listed")
+    func oneVerySpan() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            let store = Store(connection: c)
+            try store.batch([Self.steps(1, "10:00", "10:05", 1), Self.steps(2, "10:00", "10:05", 1), Self.steps(3, "10:00", "10:05", 2)])
+            #expect(try Self.total(c) == "2")
+            #expect(try Self.coalesced(c) == [[S.U(1).lowercased(), "2026-03-10", Self.phone, "1", "2", "3", "true"],
+                                              [S.U(2).lowercased(), "2026-03-10", Self.phone, "1", "2", "3", "true"],
+                                              [S.U(3).lowercased(), "2026-03-10", Self.phone, "2", "2", "2", "false"]])
+            // Each new one of the span is inside every held one, and they inside it: every
+            // sample is re-decided, each span's contents summed once.
+            try store.batch((4...303).map { Self.steps($0, "10:00", "10:05", 1) })
+            #expect(try Self.total(c) == "304")
+            let listed = try c.table("SELECT count(*), bool_and(counted)::text, min(parts), max(parts) FROM health.coalesced_samples WHERE person = 'p'").rows
+            #expect(listed == [["303", "true", "302", "302"]])
+            try Self.expectConsistent(c)
+        }
+    }
+
     @Test("parts that do not add up: both counted (30 + 60 + 100 = 190) and listed with counted true")
     func partsNotAddingUp() throws {
         try TestPostgres.withDatabase { db in

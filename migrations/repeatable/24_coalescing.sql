@@ -142,8 +142,10 @@ BEGIN
      AND c.start_at >= r.lo - greatest(r.longest, interval '1 hour') AND c.start_at <= r.hi AND c.end_at >= r.lo
     JOIN health_store.sample_rows s ON s.person = p_person AND s.uuid = c.uuid AND s.series = r.series
   ),
-  -- What lies inside each distinct span, read once however many candidates share it.
-  inside AS (
+  -- What lies inside each distinct span, read once however many candidates share it
+  -- (materialized: inlined, the planner, which expects a candidate or two, read it again for
+  -- every candidate sharing the span: n² for n samples of one span, 14 s for 4,000).
+  inside AS MATERIALIZED (
     SELECT k.type, k.source, k.start_at, k.end_at, p.samples, p.total
     FROM (SELECT DISTINCT c.type, c.source, r.series, c.start_at, c.end_at
           FROM candidates c JOIN (SELECT DISTINCT r.type, r.source, r.series FROM ranges r) r
