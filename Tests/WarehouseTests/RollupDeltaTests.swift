@@ -273,4 +273,30 @@ extension RollupDeltaTests {
             #expect(drift.isEmpty, "\(drift.joined(separator: "\n"))")
         }
     }
+
+    @Test("0107 redoes the day values of a person with a sleep priority: a night with no sleep shows the most time in bed again")
+    func inBedPriorityUpgrade() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch([
+                S.sleep(S.U(1), source: "phone", start: "2026-03-01T22:30:00.000+01:00", end: "2026-03-02T06:30:00.000+01:00", value: 0),
+                S.sleep(S.U(2), source: "watch", start: "2026-03-02T05:00:00.000+01:00", end: "2026-03-02T06:00:00.000+01:00", value: 0),
+            ])
+            try c.query("SELECT health.set_source_priority('p', 'HKCategoryTypeIdentifierSleepAnalysis', ARRAY['watch'])")
+            #expect(try c.table("SELECT source, in_bed_min FROM health.daily_sleep").rows == [["phone", "480"]])
+            // What the rule before 0107 stored: the listed watch shown.
+            try c.execute(script: """
+                UPDATE health_store.rollup_day_type SET source = 'watch', in_bed_min = 60 WHERE person = 'p' AND rule = 'sleep';
+                DELETE FROM health_store.schema_migrations WHERE version = 107;
+                """)
+            #expect(try Self.drift(c).isEmpty == false, "the old rule's row differs from a recompute")
+
+            let applied = try Migrator().migrate(c)
+            #expect(applied.compactMap(\.version) == [107])
+            #expect(try c.table("SELECT source, in_bed_min FROM health.daily_sleep").rows == [["phone", "480"]])
+            #expect(try c.table("SELECT * FROM health_store.migration_tasks").count == 0)
+            let drift = try Self.drift(c)
+            #expect(drift.isEmpty, "\(drift.joined(separator: "\n"))")
+        }
+    }
 }

@@ -13,7 +13,8 @@
 -- with only such sources has no day value and no ranking. A night with no minute asleep from
 -- any source is not a night of 0 minutes asleep: its asleep_min and value are NULL, it has no
 -- ranking (so no source has a rank, and daily_totals and daily_source_totals no row) and no
--- alternatives, and its source is the one with the most time in bed (docs/views.md).
+-- alternatives, and its source is the one with the most time in bed, whatever the priority
+-- (docs/views.md).
 --
 -- Filtering this view on (person, type, day) reaches the index of rollup_source under the
 -- windows and the GROUP BY, so a refresh reads only the pairs it was given. Every pick (the
@@ -37,11 +38,14 @@ WITH r AS (
   -- day_rank picks the winner, and on a night with no minute asleep (no ranking) the source
   -- with the most time in bed; the ranking itself (ranked_sources, below) has no time in bed in
   -- it: sources at 0 minutes asleep in byte order.
+  -- A fixed priority orders only the sources that do not rank last: on a night with no minute
+  -- asleep the listed sources are shown by time in bed like the others.
   SELECT r.person, r.type, r.day, r.source, r.rule, r.per_source_winner, r.metric, r.unit, r.total, (r.agg).*,
-         array_position(p.sources, r.source) AS priority,
+         CASE WHEN NOT health_store.ranks_last(r.rule, r.total) THEN array_position(p.sources, r.source) END AS priority,
          row_number() OVER (PARTITION BY r.person, r.type, r.day
                             ORDER BY health_store.ranks_last(r.rule, r.total),
-                                     array_position(p.sources, r.source) NULLS LAST,
+                                     CASE WHEN NOT health_store.ranks_last(r.rule, r.total) THEN array_position(p.sources, r.source) END
+                                       NULLS LAST,
                                      r.total DESC NULLS LAST,
                                      CASE WHEN r.rule = 'sleep' AND NOT coalesce(r.total > 0, false) THEN (r.agg).in_bed_s END
                                        DESC NULLS LAST,
