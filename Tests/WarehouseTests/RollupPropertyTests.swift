@@ -267,7 +267,8 @@ struct RollupPropertyTests {
         ),
         ranked AS (
           SELECT per.*, row_number() OVER (PARTITION BY per.person, per.day, per.type
-                   ORDER BY per.rule = 'sleep' AND per.total = 0, array_position(p.sources, per.source) NULLS LAST,
+                   ORDER BY per.rule = 'sleep' AND per.total = 0,
+                            CASE WHEN NOT (per.rule = 'sleep' AND per.total = 0) THEN array_position(p.sources, per.source) END NULLS LAST,
                             per.total DESC NULLS LAST,
                             CASE WHEN per.rule = 'sleep' AND NOT EXISTS (SELECT 1 FROM per o WHERE o.person = per.person AND o.day = per.day
                                                                           AND o.type = per.type AND o.total > 0)
