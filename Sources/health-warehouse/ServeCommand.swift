@@ -257,8 +257,19 @@ struct ServeCommand: Command {
             perAddressConnectionLimit: perAddressLimit, connectionTimeoutSeconds: timeout,
             requestDeadlineSeconds: Double(requestDeadline), bodyBudgetBytes: bodyBudget,
             returnMemoryAfterBytes: Self.returnMemoryAfterBytes, tls: operations.tls,
-            onAnswered: { [mcp] in metrics.answered($0, family: mcp && $0.path == MCPEndpoint.path ? .other : nil) },
+            onAnswered: { [mcp] answered in
+                metrics.answered(answered, family: mcp && answered.path == MCPEndpoint.path ? .other : nil)
+                if answered.byServer { Self.logServerAnswer(answered) }
+            },
             hostNames: hostNames, onMisdirected: Self.logMisdirected)
+    }
+
+    /// The request line of an answer the server gave itself (the `413` of a body over its
+    /// limit, the `503` of a body the budget cannot take now), which no handler logs: the
+    /// same `http.request` line as every other, with the body bytes that came.
+    static func logServerAnswer(_ answered: HTTPAnswered) {
+        Log.event("http.request", ["method": answered.method, "path": answered.path, "status": answered.status, "person": "-",
+                                   "body_bytes": answered.bodyBytes, "ms": answered.seconds * 1000])
     }
 
     /// One line for a request refused for its `Host` (421): the name it used, so a proxy that

@@ -133,6 +133,23 @@ struct ServeTests {
         }
     }
 
+    @Test("a body over --max-body is answered 413 by the server itself, and logged like any request")
+    func tooLargeLogged() throws {
+        try TestPostgres.withDatabase { db in
+            let (serve, port) = try CLIProcess.startServe(["--database-url", db.connectionString, "--max-body", "1KiB"])
+            let body = Bodies.json(samples: (1...20).map { Bodies.quantity(uuid: String(format: "AB000000-0000-4000-8000-%012d", $0),
+                                                                        start: "2026-08-21T10:00:00.000+02:00", value: "5") })
+            #expect(body.count > 1024)
+            let response = try HTTPTestClient.request(port: port, method: "POST", path: "/big", headers: [("Content-Type", "application/json")], body: body)
+            #expect(response.status == 413)
+            serve.signal(SIGTERM)
+            let out = serve.wait()
+            let line = out.stderr.split(separator: "\n").first { $0.contains("status=413") }
+            #expect(line?.contains("http.request") == true && line?.contains("path=/big") == true, "\(out.stderr)")
+            #expect(try db.scalar("SELECT count(*) FROM health_store.deliveries", as: Int.self) == 0)
+        }
+    }
+
     @Test("a request path with control characters is logged as one escaped line, never a forged one")
     func pathCannotForgeLogLine() throws {
         try TestPostgres.withDatabase { db in

@@ -225,11 +225,12 @@ struct RollupPropertyTests {
 
     // MARK: - Naive reference queries, straight over health.samples
 
-    /// The daily views' rule: health_store.is_partial_in with the person's zone, joined as the
-    /// views join it (`zone` after the query's `x`). Not health.is_partial: on Citus a function
-    /// reading a table inside a query on a shard is refused (a nested distributed execution).
-    static let partial = "health_store.is_partial_in(x.day, z.time_zone)"
-    static let zone = "LEFT JOIN health_store.settings z ON z.person = x.person"
+    /// The daily views' rule: health_store.is_partial_in with the person's zone and phone's
+    /// offset, joined as the views join them (`zone` after the query's `x`). Not
+    /// health.is_partial: on Citus a function reading a table inside a query on a shard is
+    /// refused (a nested distributed execution).
+    static let partial = "health_store.is_partial_in(x.day, z.time_zone, zp.sent_offset)"
+    static let zone = "LEFT JOIN health_store.settings z ON z.person = x.person LEFT JOIN health_store.persons zp ON zp.person = x.person"
 
     /// health.samples without the coalescings, decided naively: a sample of rule total with a
     /// duration whose own source's samples inside its span are two or more and add up to it.

@@ -99,8 +99,9 @@ struct Store {
     @discardableResult
     func batch(person: String = "p", _ samples: [String], exportId: String = UUID().uuidString,
                sequence: Int = 1, isFinal: Bool = true, basis: String = "window",
-               receivedAt: String? = nil, quarantine: String = "[]", deferRollups: Bool = false) throws -> StoreCounts {
-        let envelope = Envelope(exportId: exportId, generatedAt: "2026-04-01T12:00:00.000+02:00", batchSequence: sequence,
+               receivedAt: String? = nil, quarantine: String = "[]", deferRollups: Bool = false,
+               generatedAt: String = "2026-04-01T12:00:00.000+02:00") throws -> StoreCounts {
+        let envelope = Envelope(exportId: exportId, generatedAt: generatedAt, batchSequence: sequence,
                                 isFinalBatch: isFinal, basis: basis, windowStart: "2026-01-01T00:00:00.000Z",
                                 windowEnd: "2026-12-31T00:00:00.000Z", occasionStart: "2026-03-01T00:00:00.000+01:00",
                                 occasionEnd: "2026-04-01T12:00:00.000+02:00").jsonText

@@ -2,6 +2,7 @@ import Foundation
 import Postgres
 import Testing
 import TestSupport
+import Warehouse
 
 /// Which day a sample belongs to: local days, DST, the written-offset fallback, zone changes,
 /// and which days are still partial.
@@ -136,7 +137,7 @@ struct ViewsTimeTests {
         }
     }
 
-    @Test("is_partial: today in the person's zone is partial; with no zone, a day is partial until it has ended everywhere")
+    @Test("is_partial: today in the person's zone is partial; with no zone, today in the offset the phone wrote its latest batch in; before any, until the day has ended everywhere")
     func partialDays() throws {
         try TestPostgres.withDatabase { db in
             let c = try db.connect()
@@ -150,30 +151,75 @@ struct ViewsTimeTests {
             func stamp(_ day: String) -> String { day + "T12:00:00.000Z" }
             let utc = TimeZone(identifier: "UTC")!
             let kiritimati = TimeZone(identifier: "Pacific/Kiritimati")!  // UTC+14: its today is ahead
+            let plus14 = TimeZone(secondsFromGMT: 14 * 3600)!, minus5 = TimeZone(secondsFromGMT: -5 * 3600)!
             let todayThere = localDate(now, kiritimati)
+            let yesterdayThere = localDate(now.addingTimeInterval(-86_400), kiritimati)
             let threeDaysAgo = localDate(now.addingTimeInterval(-3 * 86_400), utc)
             let threeDaysAgoThere = localDate(now.addingTimeInterval(-3 * 86_400), kiritimati)
-            // UTC−12 is the last place a day ends: until then it is partial without a zone.
+            // UTC−12 is the last place a day ends: until then it is partial with neither a zone nor an offset.
             let lastToEnd = localDate(now.addingTimeInterval(-12 * 3600), utc)
-            let yesterdayUTC = localDate(now.addingTimeInterval(-86_400), utc)
 
             try c.query("SELECT health.set_time_zone('z', 'Pacific/Kiritimati')")
             try Store(connection: c).batch(person: "z", [
                 S.quantity(S.U(1), HK.steps, source: "phone", start: todayThere + "T12:00:00.000+14:00", value: 1),
                 S.quantity(S.U(2), HK.steps, source: "phone", start: threeDaysAgoThere + "T12:00:00.000+14:00", value: 1),
             ])
+            // No zone: the phone writes +14:00 (its batch's generatedAt, as its samples).
             try Store(connection: c).batch(person: "n", [
-                S.quantity(S.U(1), HK.steps, source: "phone", start: stamp(yesterdayUTC), value: 1),
-                S.quantity(S.U(2), HK.steps, source: "phone", start: stamp(threeDaysAgo), value: 1),
-            ])
+                S.quantity(S.U(1), HK.steps, source: "phone", start: todayThere + "T12:00:00.000+14:00", value: 1),
+                S.quantity(S.U(2), HK.steps, source: "phone", start: yesterdayThere + "T12:00:00.000+14:00", value: 1),
+                S.quantity(S.U(3), HK.steps, source: "phone", start: stamp(threeDaysAgo), value: 1),
+            ], generatedAt: todayThere + "T12:00:00.000+14:00")
+            #expect(try db.scalar("SELECT health.today('n')::text", as: String.self) == localDate(now, plus14))
             for view in ["daily_totals", "daily_summary", "daily_source_totals"] {
                 let zoned = try c.table("SELECT day, is_partial FROM health.\(view) WHERE person = 'z'")
                 #expect(text(zoned.row(where: "day", is: todayThere), "is_partial") == "t", "\(view)")
                 #expect(text(zoned.row(where: "day", is: threeDaysAgoThere), "is_partial") == "f", "\(view)")
                 let plain = try c.table("SELECT day, is_partial FROM health.\(view) WHERE person = 'n'")
-                #expect(text(plain.row(where: "day", is: yesterdayUTC), "is_partial") == (yesterdayUTC >= lastToEnd ? "t" : "f"), "\(view)")
+                #expect(text(plain.row(where: "day", is: todayThere), "is_partial") == "t", "\(view)")
+                #expect(text(plain.row(where: "day", is: yesterdayThere), "is_partial") == "f", "\(view): over in +14:00, not yet in UTC−12")
                 #expect(text(plain.row(where: "day", is: threeDaysAgo), "is_partial") == "f", "\(view)")
             }
+
+            // The phone flies west: its next batch is written in −05:00, and today is taken there.
+            // A batch received before that one (a resend, a backlog file) does not move it back.
+            try Store(connection: c).batch(person: "n", [S.quantity(S.U(4), HK.steps, source: "phone", start: stamp(threeDaysAgo), value: 2)],
+                                           generatedAt: localDate(now, minus5) + "T12:00:00.000-05:00")
+            try Store(connection: c).batch(person: "n", [S.quantity(S.U(5), HK.steps, source: "phone", start: stamp(threeDaysAgo), value: 3)],
+                                           receivedAt: "2026-01-01T00:00:00Z", generatedAt: todayThere + "T12:00:00.000+14:00")
+            #expect(try db.scalar("SELECT health.today('n')::text", as: String.self) == localDate(now, minus5))
+            #expect(try db.scalar("SELECT health.is_partial('n', $1::date)", [yesterdayThere], as: Bool.self) == (yesterdayThere >= localDate(now, minus5)))
+
+            // Before any healthd batch (only another way in): until the day has ended everywhere.
+            try c.query("UPDATE health_store.persons SET sent_offset = NULL WHERE person = 'n'")
+            #expect(try db.scalar("SELECT health.today('n')::text", as: String.self) == lastToEnd)
+            let plain = try c.table("SELECT day, is_partial FROM health.daily_totals WHERE person = 'n'")
+            #expect(text(plain.row(where: "day", is: yesterdayThere), "is_partial") == (yesterdayThere >= lastToEnd ? "t" : "f"))
+        }
+    }
+
+    @Test("0108 gives the people held the offset their latest healthd sample was written in, so their today is taken there")
+    func sentOffsetUpgrade() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            try Store(connection: c).batch(person: "n", [
+                S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-03-01T12:00:00.000+05:45", value: 1),
+            ])
+            try Store(connection: c).batch(person: "n", [
+                S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-02T12:00:00.000+14:00", value: 1),
+            ], receivedAt: "2099-01-01T00:00:00Z")
+            // The schema before 0108: no offset on the person's row.
+            try c.execute(script: """
+                ALTER TABLE health_store.persons DROP COLUMN sent_offset CASCADE;
+                DELETE FROM health_store.schema_migrations WHERE version = 108;
+                """)
+            let applied = try Migrator().migrate(c)
+            #expect(applied.compactMap(\.version) == [108])
+            #expect(try db.scalar("SELECT sent_offset FROM health_store.persons WHERE person = 'n'", as: Int.self) == 840,
+                    "the end of the sample received last, written in +14:00")
+            let plus14 = try db.scalar("SELECT ((now() AT TIME ZONE 'UTC') + interval '14 hours')::date::text", as: String.self)
+            #expect(try db.scalar("SELECT health.today('n')::text", as: String.self) == plus14)
+            #expect(try c.table("SELECT count(*) FROM health.daily_totals WHERE person = 'n'").rows == [["2"]], "the views made again")
         }
     }
 }

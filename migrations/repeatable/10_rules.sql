@@ -200,37 +200,44 @@ RETURN jsonb_strip_nulls(jsonb_build_object(
 COMMENT ON FUNCTION health_store.full_payload(uuid, text, text, text, text, text, timestamptz, smallint, timestamptz, smallint, double precision, text, text, integer, text, double precision, double precision, double precision, double precision, double precision, jsonb, jsonb, integer) IS
   'A sample''s object exactly as sent, rebuilt from its columns, the payload compact_payload kept and an imported record''s shared members and creation date.';
 
--- Today's date in a time zone, or, with none (NULL), the date in UTC−12 — the last place on
--- Earth where a day ends, so a day counts as partial until it is over everywhere.
-CREATE OR REPLACE FUNCTION health_store.today_in(tz text) RETURNS date
+-- Today's date in a time zone; with none (NULL), in the UTC offset the person's phone wrote its
+-- latest batch in (persons.sent_offset, minutes east of UTC: the offset the samples' days are
+-- taken in then); with neither, the date in UTC−12 — the last place on Earth where a day ends,
+-- so a day counts as partial until it is over everywhere.
+CREATE OR REPLACE FUNCTION health_store.today_in(tz text, sent_offset smallint) RETURNS date
 LANGUAGE sql STABLE PARALLEL SAFE
-RETURN coalesce((now() AT TIME ZONE tz)::date, ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date);
+RETURN coalesce((now() AT TIME ZONE tz)::date,
+                ((now() AT TIME ZONE 'UTC') + make_interval(mins => sent_offset))::date,
+                ((now() AT TIME ZONE 'UTC') - interval '12 hours')::date);
 
-COMMENT ON FUNCTION health_store.today_in(text) IS
-  'Today''s date in time zone tz, or with none (NULL) the date in UTC−12, so a day stays partial until it is over everywhere.';
+COMMENT ON FUNCTION health_store.today_in(text, smallint) IS
+  'Today''s date in time zone tz; with none (NULL) in the UTC offset sent_offset (minutes east of UTC: the person''s phone''s); with neither the date in UTC−12, so a day stays partial until it is over everywhere.';
 
--- Whether a day is not over yet in a time zone (NULL: anywhere): the is_partial of every
--- daily view, each joining the person's health_store.settings for tz.
-CREATE OR REPLACE FUNCTION health_store.is_partial_in(day date, tz text) RETURNS boolean
+-- Whether a day is not over yet in a time zone or offset (today_in): the is_partial of every
+-- daily view, each joining the person's health_store.settings for tz and health_store.persons
+-- for sent_offset.
+CREATE OR REPLACE FUNCTION health_store.is_partial_in(day date, tz text, sent_offset smallint) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE
-RETURN day >= health_store.today_in(tz);
+RETURN day >= health_store.today_in(tz, sent_offset);
 
-COMMENT ON FUNCTION health_store.is_partial_in(date, text) IS
-  'True while the day is not over in time zone tz (NULL: not over everywhere): day >= health_store.today_in(tz). The is_partial of every daily view.';
+COMMENT ON FUNCTION health_store.is_partial_in(date, text, smallint) IS
+  'True while the day is not over in time zone tz, or with none in the offset sent_offset, or with neither everywhere: day >= health_store.today_in(tz, sent_offset). The is_partial of every daily view.';
 
 -- Today for a person, for users (psql, the sql/ queries): health_store.today_in of their time
--- zone. Security definer: a reader login may ask without reading health_store.settings itself.
+-- zone, or with none of their phone's offset. Security definer: a reader login may ask without
+-- reading health_store.settings or health_store.persons itself.
 CREATE OR REPLACE FUNCTION health.today(person text) RETURNS date
 LANGUAGE plpgsql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-  RETURN health_store.today_in((SELECT s.time_zone FROM health_store.settings s WHERE s.person = today.person));
+  RETURN health_store.today_in((SELECT s.time_zone FROM health_store.settings s WHERE s.person = today.person),
+                               (SELECT p.sent_offset FROM health_store.persons p WHERE p.person = today.person));
 END
 $$;
 
 COMMENT ON FUNCTION health.today(text) IS
-  'Today''s date for a person: in their time zone (health.settings), or with none set the date in UTC−12, so a day stays partial until it is over everywhere. Days on or after it are partial.';
+  'Today''s date for a person: in their time zone (health.settings), or with none set in the UTC offset their phone wrote its latest healthd batch in, or with neither the date in UTC−12, so a day stays partial until it is over everywhere. Days on or after it are partial.';
 
 -- Whether a person's day is not over yet, for users: the rule the daily views' is_partial uses.
 CREATE OR REPLACE FUNCTION health.is_partial(person text, day date) RETURNS boolean
@@ -239,12 +246,13 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
   RETURN health_store.is_partial_in(is_partial.day,
-                                    (SELECT s.time_zone FROM health_store.settings s WHERE s.person = is_partial.person));
+                                    (SELECT s.time_zone FROM health_store.settings s WHERE s.person = is_partial.person),
+                                    (SELECT p.sent_offset FROM health_store.persons p WHERE p.person = is_partial.person));
 END
 $$;
 
 COMMENT ON FUNCTION health.is_partial(text, date) IS
-  'True while the day is not over in the person''s time zone (day >= health.today(person)), as every daily view''s is_partial: leave such days out of averages.';
+  'True while the day is not over for the person (day >= health.today(person): in their time zone, or their phone''s offset with none), as every daily view''s is_partial: leave such days out of averages.';
 
 -- A workout: a sample of the catalog's workout rule sent as kind workout. Typed workout
 -- columns, the workout rollups and health.workouts all ask this.

@@ -773,8 +773,12 @@ COMMENT ON FUNCTION health_store.sample_origin_of(health_store.delivery_origin) 
 -- store_wellness). The one home of "when this person last sent something", which
 -- health.freshness, GET /stats, person list and serve's metrics read: the latest receipt by
 -- when it was received, whatever order the transactions commit in; the last batch is the
--- delivery of that receipt (none after a later Stridee push). Caller holds the person lock.
-CREATE OR REPLACE FUNCTION health_store.note_receipt(p_person text, p_at timestamptz, p_delivery bigint)
+-- delivery of that receipt (none after a later Stridee push). p_offset, the UTC offset a
+-- healthd batch's generatedAt was written in (its phone's), is kept from the latest receipt
+-- that has one: "today" while no time zone is set (health_store.today_in). Caller holds the
+-- person lock.
+DROP FUNCTION IF EXISTS health_store.note_receipt(text, timestamptz, bigint);
+CREATE OR REPLACE FUNCTION health_store.note_receipt(p_person text, p_at timestamptz, p_delivery bigint, p_offset smallint)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -782,13 +786,15 @@ AS $$
 BEGIN
   UPDATE health_store.persons p SET
     last_delivery_id = CASE WHEN p_at >= coalesce(p.last_received_at, '-infinity') THEN p_delivery ELSE p.last_delivery_id END,
+    sent_offset = CASE WHEN p_at >= coalesce(p.last_received_at, '-infinity') THEN coalesce(p_offset, p.sent_offset)
+                       ELSE p.sent_offset END,
     last_received_at = greatest(p.last_received_at, p_at)
   WHERE p.person = p_person;
 END
 $$;
 
-COMMENT ON FUNCTION health_store.note_receipt(text, timestamptz, bigint) IS
-  'Notes on a person''s row that they sent something at an instant (a delivery, or a Stridee push: no delivery): persons.last_received_at, the latest receipt, and last_delivery_id, its delivery if it was one. Caller holds the person lock.';
+COMMENT ON FUNCTION health_store.note_receipt(text, timestamptz, bigint, smallint) IS
+  'Notes on a person''s row that they sent something at an instant (a delivery, or a Stridee push: no delivery): persons.last_received_at, the latest receipt, last_delivery_id, its delivery if it was one, and sent_offset, the offset its phone wrote a healthd batch in. Caller holds the person lock.';
 
 -- Records a delivery (an accepted request, a backlog file's batch, a batch of an export, a
 -- Health Auto Export body) with its counts and its quarantined samples, and notes it as a
@@ -830,7 +836,9 @@ BEGIN
     p_valid + v_quarantined, p_inserted, p_valid - p_inserted - p_replaced - p_matched, p_replaced,
     v_quarantined, p_body_sha256, p_file, p_matched)
   RETURNING delivery_id INTO v_delivery;
-  PERFORM health_store.note_receipt(p_person, p_received_at, v_delivery);
+  -- A healthd batch's generatedAt is written in its phone's offset (HTTP or a backlog file).
+  PERFORM health_store.note_receipt(p_person, p_received_at, v_delivery,
+                                    CASE WHEN p_origin IN ('http', 'file') THEN health_store.stamp_offset(p_envelope->>'generatedAt') END);
 
   -- An export's record is quarantined once per person however often it is read (its
   -- attributes' hash); a pushed sample once per delivery that carried it.
@@ -917,7 +925,7 @@ REVOKE EXECUTE ON FUNCTION
   health_store.apply_sample_changes(text, health_store.sample_changes, boolean),
   health_store.note_newest_end(text),
   health_store.store_samples(text, jsonb, health_store.sample_origin, timestamptz, uuid, boolean),
-  health_store.note_receipt(text, timestamptz, bigint),
+  health_store.note_receipt(text, timestamptz, bigint, smallint),
   health_store.record_delivery(text, health_store.delivery_origin, text, text, jsonb, integer, integer, integer, integer, jsonb, bytea, timestamptz),
   health_store.store_batch(text, health_store.delivery_origin, boolean, text, text, jsonb, jsonb, jsonb, bytea, timestamptz, boolean)
 FROM PUBLIC;

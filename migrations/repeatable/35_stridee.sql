@@ -231,7 +231,7 @@ BEGIN
     RETURN 'not_connected';
   END IF;
   -- A push received is a receipt, the same body again too (no delivery: health_store.note_receipt).
-  PERFORM health_store.note_receipt(p_person, p_received_at, NULL);
+  PERFORM health_store.note_receipt(p_person, p_received_at, NULL, NULL);
 
   SELECT w.body_sha256 INTO v_held FROM health_store.stridee_workouts w WHERE w.person = p_person AND w.uuid = v_uuid;
   -- The same body again changes nothing of the body but when it was last received; its sample
@@ -290,7 +290,7 @@ BEGIN
     RETURN;
   END IF;
   -- A push received is a receipt (no delivery: health_store.note_receipt).
-  PERFORM health_store.note_receipt(p_person, p_received_at, NULL);
+  PERFORM health_store.note_receipt(p_person, p_received_at, NULL, NULL);
 
   WITH upserted AS (
   INSERT INTO health_store.wellness_items AS w (

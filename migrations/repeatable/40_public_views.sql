@@ -5,8 +5,9 @@
 -- days asked. `day` is always the person's local date: of start, of end for sleep, in the
 -- person's time zone, or in the offset written in the sample when none is set
 -- (health_store.sample_day). is_partial is the one rule health_store.is_partial_in, given the
--- person's time zone joined from health_store.settings by the view itself (no function reads a
--- table for a view: docs/scaling.md).
+-- person's time zone joined from health_store.settings and their phone's offset from
+-- health_store.persons by the view itself (no function reads a table for a view:
+-- docs/scaling.md).
 --
 -- A view may gain columns at its end; never rename, retype or drop one (users' queries rely on
 -- them; ViewsSurfaceTests pins every column).
@@ -80,9 +81,10 @@ COMMENT ON COLUMN health.samples.deleted_at IS 'When reconciling with the Health
 CREATE OR REPLACE VIEW health.daily_source_totals AS
 SELECT r.person, r.day, r.type, r.metric, r.unit, r.source, r.total::double precision AS total,
        (r.agg).samples, r.rank, r.rank = 1 AS is_winner,
-       health_store.is_partial_in(r.day, st.time_zone) AS is_partial
+       health_store.is_partial_in(r.day, st.time_zone, pr.sent_offset) AS is_partial
 FROM health_store.rollup_source r
 LEFT JOIN health_store.settings st ON st.person = r.person
+LEFT JOIN health_store.persons pr ON pr.person = r.person
 -- A night with no minute asleep from any source has no ranking, so no row (calc_day_type).
 WHERE r.per_source_winner AND r.rank IS NOT NULL;
 
@@ -98,15 +100,16 @@ COMMENT ON COLUMN health.daily_source_totals.total IS 'This source''s total that
 COMMENT ON COLUMN health.daily_source_totals.samples IS 'Samples of this source, type and day (sleep: every stage, in bed and awake included).';
 COMMENT ON COLUMN health.daily_source_totals.rank IS '1 for the day''s winner, then 2, 3, …: a fixed priority first (listed sources before unlisted), then the largest total, then the source that sorts first in byte order (COLLATE "C").';
 COMMENT ON COLUMN health.daily_source_totals.is_winner IS 'True for the one source whose total is the day''s value (rank 1).';
-COMMENT ON COLUMN health.daily_source_totals.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
+COMMENT ON COLUMN health.daily_source_totals.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: in the UTC offset their phone wrote its latest healthd batch in; before any, until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
 
 ---------------------------------------------------------------------------------------------
 -- health.daily_totals
 CREATE OR REPLACE VIEW health.daily_totals AS
 SELECT d.person, d.day, d.type, d.metric, d.unit, d.value, d.source, d.alternatives,
-       health_store.is_partial_in(d.day, st.time_zone) AS is_partial
+       health_store.is_partial_in(d.day, st.time_zone, pr.sent_offset) AS is_partial
 FROM health_store.rollup_day_type d
 LEFT JOIN health_store.settings st ON st.person = d.person
+LEFT JOIN health_store.persons pr ON pr.person = d.person
 -- A night with no minute asleep from any source has no day value, so no row (calc_day_type).
 WHERE d.per_source_winner AND d.ranked_sources IS NOT NULL;
 
@@ -120,16 +123,17 @@ COMMENT ON COLUMN health.daily_totals.unit IS 'Unit of value: the samples'' unit
 COMMENT ON COLUMN health.daily_totals.value IS 'The winning source''s total that day, in unit (sleep: its minutes asleep).';
 COMMENT ON COLUMN health.daily_totals.source IS 'The winning source: the largest total (ties: first in byte order), unless a fixed priority is set with health.set_source_priority.';
 COMMENT ON COLUMN health.daily_totals.alternatives IS 'JSON object {source: total} of the other sources that day, in unit; {} when there are none.';
-COMMENT ON COLUMN health.daily_totals.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
+COMMENT ON COLUMN health.daily_totals.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: in the UTC offset their phone wrote its latest healthd batch in; before any, until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
 
 ---------------------------------------------------------------------------------------------
 -- health.daily_sleep
 CREATE OR REPLACE VIEW health.daily_sleep AS
 SELECT d.person, d.day, d.source, d.asleep_min, d.core_min, d.deep_min, d.rem_min,
        d.unspecified_min, d.awake_min, d.in_bed_min, d.unknown_min, d.alternatives,
-       health_store.is_partial_in(d.day, st.time_zone) AS is_partial
+       health_store.is_partial_in(d.day, st.time_zone, pr.sent_offset) AS is_partial
 FROM health_store.rollup_day_type d
 LEFT JOIN health_store.settings st ON st.person = d.person
+LEFT JOIN health_store.persons pr ON pr.person = d.person
 WHERE d.rule = 'sleep';
 
 COMMENT ON VIEW health.daily_sleep IS
@@ -146,16 +150,17 @@ COMMENT ON COLUMN health.daily_sleep.awake_min IS 'Minutes awake (value 2); not 
 COMMENT ON COLUMN health.daily_sleep.in_bed_min IS 'Minutes in bed (value 0); not sleep.';
 COMMENT ON COLUMN health.daily_sleep.unknown_min IS 'Minutes of values with no known stage (outside 0–5, sent without a name); counted nowhere else.';
 COMMENT ON COLUMN health.daily_sleep.alternatives IS 'JSON object {source: minutes asleep} of the other sources that night; {} when there are none, and on a night with no minute asleep.';
-COMMENT ON COLUMN health.daily_sleep.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
+COMMENT ON COLUMN health.daily_sleep.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: in the UTC offset their phone wrote its latest healthd batch in; before any, until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
 
 ---------------------------------------------------------------------------------------------
 -- health.daily_readings
 CREATE OR REPLACE VIEW health.daily_readings AS
 SELECT d.person, d.day, d.type, d.metric, d.unit,
        d.min_value AS min, d.value AS mean, d.max_value AS max, d.n_values AS samples,
-       health_store.is_partial_in(d.day, st.time_zone) AS is_partial
+       health_store.is_partial_in(d.day, st.time_zone, pr.sent_offset) AS is_partial
 FROM health_store.rollup_day_type d
 LEFT JOIN health_store.settings st ON st.person = d.person
+LEFT JOIN health_store.persons pr ON pr.person = d.person
 -- A day whose readings have no value (sent with another kind or unit) has none.
 WHERE d.rule = 'reading' AND d.n_values > 0;
 
@@ -170,7 +175,7 @@ COMMENT ON COLUMN health.daily_readings.min IS 'Lowest reading that day, any sou
 COMMENT ON COLUMN health.daily_readings.mean IS 'Mean of the day''s readings across sources, in unit.';
 COMMENT ON COLUMN health.daily_readings.max IS 'Highest reading that day, any source, in unit.';
 COMMENT ON COLUMN health.daily_readings.samples IS 'Number of readings that day, all sources.';
-COMMENT ON COLUMN health.daily_readings.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
+COMMENT ON COLUMN health.daily_readings.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: in the UTC offset their phone wrote its latest healthd batch in; before any, until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
 
 ---------------------------------------------------------------------------------------------
 -- health.daily_body
@@ -194,9 +199,10 @@ COMMENT ON COLUMN health.daily_body.source IS 'Bundle identifier of the app or d
 -- health.daily_workouts
 CREATE OR REPLACE VIEW health.daily_workouts AS
 SELECT d.person, d.day, d.workouts, d.duration_s, d.distance_m, d.energy_kcal,
-       health_store.is_partial_in(d.day, st.time_zone) AS is_partial
+       health_store.is_partial_in(d.day, st.time_zone, pr.sent_offset) AS is_partial
 FROM health_store.rollup_day_type d
 LEFT JOIN health_store.settings st ON st.person = d.person
+LEFT JOIN health_store.persons pr ON pr.person = d.person
 -- A day whose samples of the workout type are none of them workouts (sent as another kind) has none.
 WHERE d.rule = 'workout' AND d.workouts > 0;
 
@@ -208,7 +214,7 @@ COMMENT ON COLUMN health.daily_workouts.workouts IS 'Number of workouts that day
 COMMENT ON COLUMN health.daily_workouts.duration_s IS 'Total duration in seconds.';
 COMMENT ON COLUMN health.daily_workouts.distance_m IS 'Total distance in metres over the workouts that recorded one; NULL when none did.';
 COMMENT ON COLUMN health.daily_workouts.energy_kcal IS 'Total active energy in kilocalories over the workouts that recorded it; NULL when none did.';
-COMMENT ON COLUMN health.daily_workouts.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
+COMMENT ON COLUMN health.daily_workouts.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: in the UTC offset their phone wrote its latest healthd batch in; before any, until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
 
 ---------------------------------------------------------------------------------------------
 -- health.workouts
@@ -297,7 +303,7 @@ COMMENT ON COLUMN health.coalesced_samples.counted IS 'False for a coalescing (p
 -- health.daily_summary
 CREATE OR REPLACE VIEW health.daily_summary AS
 SELECT d.person, d.day,
-       health_store.is_partial_in(d.day, st.time_zone) AS is_partial,
+       health_store.is_partial_in(d.day, st.time_zone, pr.sent_offset) AS is_partial,
        d.steps, d.distance_m, d.flights_climbed, d.active_energy_kcal, d.basal_energy_kcal,
        d.exercise_min, d.stand_min, d.sleep_min, d.heart_rate_min, d.heart_rate_mean,
        d.heart_rate_max, d.resting_heart_rate, d.walking_heart_rate, d.hrv_sdnn_ms,
@@ -307,13 +313,14 @@ SELECT d.person, d.day,
        -- A sample of the workout type sent as another kind is no workout: no count of 0.
        nullif(d.workouts, 0) AS workouts, d.workout_duration_s, d.unknown_samples
 FROM health_store.rollup_day d
-LEFT JOIN health_store.settings st ON st.person = d.person;
+LEFT JOIN health_store.settings st ON st.person = d.person
+LEFT JOIN health_store.persons pr ON pr.person = d.person;
 
 COMMENT ON VIEW health.daily_summary IS
   'One row per person and local day with any sample: every metric side by side. Totals are the winning source''s (never a sum of sources), readings the day''s mean, body values the day''s latest, fractions as percentages. A column is NULL when that metric had no data that day.';
 COMMENT ON COLUMN health.daily_summary.person IS 'Whose data.';
 COMMENT ON COLUMN health.daily_summary.day IS 'Local date in the person''s time zone (written offsets when none is set); sleep counts on the day of waking.';
-COMMENT ON COLUMN health.daily_summary.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
+COMMENT ON COLUMN health.daily_summary.is_partial IS 'True while the day is not over in the person''s time zone (with no zone: in the UTC offset their phone wrote its latest healthd batch in; before any, until it is over everywhere, i.e. day >= the date in UTC−12). Leave partial days out of averages.';
 COMMENT ON COLUMN health.daily_summary.steps IS 'Steps (count): the winning source''s total.';
 COMMENT ON COLUMN health.daily_summary.distance_m IS 'Walking and running distance in metres: the winning source''s total.';
 COMMENT ON COLUMN health.daily_summary.flights_climbed IS 'Flights climbed (count): the winning source''s total.';

@@ -7,6 +7,9 @@
 
 -- is_partial reads the person's time zone in each view (10_rules.sql, 40_public_views.sql).
 DROP VIEW IF EXISTS health_store.zone_today;
+-- …and their phone's offset (migration 0108).
+DROP FUNCTION IF EXISTS health_store.is_partial_in(date, text);
+DROP FUNCTION IF EXISTS health_store.today_in(text);
 
 -- The twins rule is health_store.is_twin (10_rules.sql).
 DROP FUNCTION IF EXISTS health_store.twin_span(timestamptz, timestamptz, timestamptz, timestamptz);
