@@ -209,10 +209,8 @@ struct ViewsTimeTests {
                 S.quantity(S.U(2), HK.steps, source: "phone", start: "2026-03-02T12:00:00.000+14:00", value: 1),
             ], receivedAt: "2099-01-01T00:00:00Z")
             // The schema before 0108: no offset on the person's row.
-            try c.execute(script: """
-                ALTER TABLE health_store.persons DROP COLUMN sent_offset CASCADE;
-                DELETE FROM health_store.schema_migrations WHERE version = 108;
-                """)
+            try c.query("ALTER TABLE health_store.persons DROP COLUMN sent_offset CASCADE")
+            try c.query("DELETE FROM health_store.schema_migrations WHERE version = 108")
             let applied = try Migrator().migrate(c)
             #expect(applied.compactMap(\.version) == [108])
             #expect(try db.scalar("SELECT sent_offset FROM health_store.persons WHERE person = 'n'", as: Int.self) == 840,

@@ -19,14 +19,15 @@ struct PageDaysTests {
             + #""group":"sleep","source":"\#(source)","start":"\#(start)","end":"\#(end)","kind":"category","value":\#(value),"name":"\#(names[value]!)"}"#
     }
 
-    @Test("with no time zone set, a sample written at 03:40 +01:00 on the day after the rule's today is on the page at once, as that day so far")
+    @Test("with no time zone set, a sample written at 03:40 +14:00 on the day after the phone's today is on the page at once, as that day so far")
     func newestDayShown() throws {
         try TestPostgres.withDatabase { db in
             let server = try PageServer(db)
-            // With no zone, today is the date in UTC−12; a sample written in Berlin early in the
-            // morning belongs to the next date, which "today" reaches only at noon UTC.
-            let today = Self.utcDate(0, hours: -12), next = Self.utcDate(1, hours: -12)
-            try server.storeSteps(token: nil, source: "com.apple.Health", values: [("\(next)T03:40:00.000+01:00", 7777)])
+            // With no zone, today is the date in the offset the phone wrote its batch in (the
+            // test bodies' generatedAt: +02:00); a sample written in +14:00 early in the morning
+            // belongs to a date that today reaches only later.
+            let today = Self.utcDate(0, hours: 2), next = Self.utcDate(1, hours: 2)
+            try server.storeSteps(token: nil, source: "com.apple.Health", values: [("\(next)T03:40:00.000+14:00", 7777)])
             #expect(try db.scalar("SELECT health.today('default')::text", as: String.self) == today)
             let page = try server.get("/ui").bodyText
             #expect(page.contains("<tr class=\"partial\"><th>\(next) <span class=\"tag\">so far</span></th><td>7,777 steps</td>"), "\(page)")
@@ -34,7 +35,7 @@ struct PageDaysTests {
             #expect(page.contains("<th>\(today) <span class=\"tag\">so far</span></th>"), "the rule's today is still partial")
             #expect(page.contains("<title>\(next): 7,777 steps (today, so far)</title>"))
             // Thirty days, the newest first: the one before the first is not shown.
-            #expect(!page.contains("<th>\(Self.utcDate(-29, hours: -12))"))
+            #expect(!page.contains("<th>\(Self.utcDate(-29, hours: 2))"))
         }
     }
 
