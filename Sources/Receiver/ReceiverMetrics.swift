@@ -18,6 +18,7 @@ public final class ReceiverMetrics: Sendable {
     let durations: HistogramFamily
     let bodyBytes: CounterFamily
     let samples: CounterFamily
+    let haeSamples: CounterFamily
     let refusals: CounterFamily
     let unavailable: CounterFamily
     /// The last stored batch, milliseconds since the epoch; 0 for none.
@@ -40,7 +41,13 @@ public final class ReceiverMetrics: Sendable {
         samples = registry.register(CounterFamily("health_warehouse_samples_total",
                                                   help: "Samples received, by way in and outcome (a Stridee workout is one sample, a wellness item one).",
                                                   labels: ["way", "outcome"]))
-        samples.declare([SampleWay.allCases.map(\.rawValue), SampleOutcome.allCases.map(\.rawValue)])
+        samples.declare([SampleWay.allCases.filter { $0 != .hae }.map(\.rawValue), SampleOutcome.allCases.map(\.rawValue)])
+        // Health Auto Export's points in a family of their own: `way` keeps the four values of
+        // the ways in it names.
+        haeSamples = registry.register(CounterFamily("health_warehouse_hae_samples_total",
+                                                     help: "Health Auto Export's data points received (POST /hae), by outcome.",
+                                                     labels: ["outcome"]))
+        haeSamples.declare([SampleOutcome.allCases.map(\.rawValue)])
         refusals = registry.register(CounterFamily("health_warehouse_refusals_total",
                                                    help: "Answers on a way in that stored nothing because of the request or the database, by reason.",
                                                    labels: ["reason"]))
@@ -92,9 +99,9 @@ public final class ReceiverMetrics: Sendable {
     /// caller knows better than the path (`/mcp` served by `serve --mcp` is `other`, no batch).
     public func answered(_ answer: HTTPAnswered, family: RouteFamily? = nil) {
         let route = family ?? RouteFamily.of(method: answer.method, path: answer.path)
-        requests.add(1, route.rawValue, String(answer.status))
-        durations.labels(route.rawValue).observe(answer.seconds)
-        bodyBytes.add(answer.bodyBytes, route.rawValue)
+        requests.add(1, route.label, String(answer.status))
+        durations.labels(route.label).observe(answer.seconds)
+        bodyBytes.add(answer.bodyBytes, route.label)
         if answer.byServer, answer.status == 503 {
             unavailable.add(1, UnavailableCause.bodyBudget.rawValue)
         } else if route.countsRefusals, let reason = RefusalReason(status: answer.status) {
@@ -105,7 +112,7 @@ public final class ReceiverMetrics: Sendable {
     /// Counts a way in's samples by outcome, for `person`, and marks a batch stored.
     func stored(_ way: SampleWay, person: String, _ counts: [SampleOutcome: Int]) {
         for (outcome, count) in counts where count > 0 {
-            samples.add(count, way.rawValue, outcome.rawValue)
+            if way == .hae { haeSamples.add(count, outcome.rawValue) } else { samples.add(count, way.rawValue, outcome.rawValue) }
         }
         let now = Self.nowMilliseconds()
         lastBatchMilliseconds.store(now, ordering: .relaxed)

@@ -34,6 +34,11 @@ public enum RouteFamily: String, Sendable, CaseIterable {
         return upper == "POST" ? .healthd : .other
     }
 
+    /// The `route` label: the fixed names of the ways in the metrics' contract, Health Auto
+    /// Export's `/hae` under `other` (its points are counted in a family of their own,
+    /// `health_warehouse_hae_samples_total`).
+    public var label: String { self == .hae ? RouteFamily.other.rawValue : rawValue }
+
     /// Whether an answer here that stored nothing is a refusal (the ways in and `/stats`).
     var countsRefusals: Bool {
         switch self {
@@ -43,7 +48,8 @@ public enum RouteFamily: String, Sendable, CaseIterable {
     }
 }
 
-/// The way a sample came in, the `way` label of `health_warehouse_samples_total`.
+/// The way a sample came in, the `way` label of `health_warehouse_samples_total` (Health Auto
+/// Export's in `health_warehouse_hae_samples_total`, by outcome alone).
 public enum SampleWay: String, Sendable, CaseIterable {
     case healthdJSON = "healthd_json"
     case healthdCSV = "healthd_csv"
