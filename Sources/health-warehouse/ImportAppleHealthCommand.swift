@@ -18,8 +18,8 @@ struct ImportAppleHealthCommand: Command {
         Every Record becomes a sample (values in the warehouse's units, sleep stages by
         name, the rest of the element kept in its payload), every Workout a workout with its
         route (GPX file or inline points), every ActivitySummary a row of
-        health.activity_summaries. Batches go through the receiver's own store call, one
-        transaction each. A record equal to a sample healthd or Stridee sent (same type,
+        health.activity_summaries. Batches go through the receiver's own store call,
+        committed in groups (docs/apple-export.md). A record equal to a sample healthd or Stridee sent (same type,
         start, end and value) is that sample: it is counted as matched, not stored twice.
 
         Importing the same export again adds nothing; a newer export adds what is new; an

@@ -14,8 +14,9 @@ struct IngestCommand: Command {
         usage: health-warehouse ingest [options] [database options] PATH...
 
         Loads saved healthd bodies through the receiver's own pipeline: the same decoder, the
-        same store call, one transaction per batch, a delivery row per batch with origin
-        `file` and the file's path. A PATH is a file, a folder (walked recursively in name
+        same store call, a delivery row per batch with origin `file` and the file's path;
+        batches are committed in groups (docs/ingest.md), and a batch the database refuses
+        is undone alone. A PATH is a file, a folder (walked recursively in name
         order; hidden names and other extensions skipped) or `-` for standard input.
 
         Formats, by name (each also as .gz):

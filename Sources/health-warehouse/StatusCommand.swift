@@ -70,7 +70,8 @@ struct StatusCommand: Command {
           'person', s.person,
           'time_zone', s.time_zone,
           'stale_after', s.stale_after::text,
-          'samples', (SELECT coalesce(sum(d.inserted), 0) FROM health.deliveries d WHERE d.person = $1),
+          -- Held: what health_store.live_samples holds (Health's deletions left out), as GET /stats says.
+          'samples', (SELECT count(*) FROM health_store.live_samples l WHERE l.person = $1),
           'deliveries', (SELECT count(*) FROM health.deliveries d WHERE d.person = $1),
           'last_received_at', f.last_received_at,
           'newest_sample_end_at', f.newest_sample_end_at,
