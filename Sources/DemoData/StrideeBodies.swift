@@ -19,12 +19,10 @@ public enum StrideeBodies {
         out.reserveCapacity(seconds * 240 + 1024)
         let startSeconds = rideStartMicros / 1_000_000
         let end = stampZ(startSeconds + Int64(seconds))
-        out += Array("""
-            {"format":"healthkit.v1","uuid":"\(rideUUID)","activityType":13,"serverType":"CYCLING",\
-            "sourceName":"Apple Watch","sourceBundleId":"com.apple.health.7B3C0E5A","deviceName":"Apple Watch",\
-            "startDate":"\(stampZ(startSeconds))","endDate":"\(end)","duration":\(Double(seconds)),\
-            "totalDistanceMeters":\(Double(seconds) * 7.9),"totalEnergyKcal":\(Double(seconds) / 6),"heartRate":[
-            """.utf8)
+        out += Array(("{\"format\":\"healthkit.v1\",\"uuid\":\"\(rideUUID)\",\"activityType\":13,\"serverType\":\"CYCLING\","
+            + "\"sourceName\":\"Apple Watch\",\"sourceBundleId\":\"com.apple.health.7B3C0E5A\",\"deviceName\":\"Apple Watch\","
+            + "\"startDate\":\"\(stampZ(startSeconds))\",\"endDate\":\"\(end)\",\"duration\":\(Double(seconds)),"
+            + "\"totalDistanceMeters\":\(Double(seconds) * 7.9),\"totalEnergyKcal\":\(Double(seconds) / 6),\"heartRate\":[").utf8)
         var bpm = 110.0
         for s in 0..<seconds {
             bpm = min(185, max(90, bpm + random.double(-1.5...1.5)))
@@ -74,11 +72,10 @@ public enum StrideeBodies {
     /// `bytes`. The audit's 31.4 MB workout held 651,545 such points.
     public static func denseRoute(bytes: Int, uuid: String = rideUUID) -> [UInt8] {
         let startSeconds = rideStartMicros / 1_000_000
-        var out = Array("""
-            {"format":"healthkit.v1","uuid":"\(uuid)","activityType":37,"serverType":"RUNNING",\
-            "sourceName":"Apple Watch","startDate":"\(stampZ(startSeconds))","endDate":"\(stampZ(startSeconds + 3600))",\
-            "duration":3600,"route":[
-            """.utf8)
+        let header = "{\"format\":\"healthkit.v1\",\"uuid\":\"\(uuid)\",\"activityType\":37,\"serverType\":\"RUNNING\","
+            + "\"sourceName\":\"Apple Watch\",\"startDate\":\"\(stampZ(startSeconds))\",\"endDate\":\"\(stampZ(startSeconds + 3600))\","
+            + "\"duration\":3600,\"route\":["
+        var out = Array(header.utf8)
         out.reserveCapacity(bytes)
         var s: Int64 = 0
         while true {

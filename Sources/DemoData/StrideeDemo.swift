@@ -186,21 +186,7 @@ public struct StrideeDemo: Sendable {
         func of(_ type: DemoType) -> [DemoSample] { today.filter { $0.type.identifier == type.identifier } }
         var items: [String] = []
 
-        // HealthKit's merged totals from local midnight.
-        var daily: [String] = []
-        let totals: [(DemoType, String, Int)] = [(.steps, "steps", 0), (.distance, "distanceMeters", 1), (.activeEnergy, "activeKilocalories", 1),
-                                                 (.basalEnergy, "basalKilocalories", 1), (.flights, "flightsClimbed", 0),
-                                                 (.exercise, "exerciseMinutes", 0)]
-        for (type, field, decimals) in totals {
-            if let total = merged(of(type), watch: watch) { daily.append("\"\(field)\":" + DemoNumber.text(total, decimals: decimals)) }
-        }
-        if let resting = of(.restingHeartRate).last?.value { daily.append("\"restingHeartRate\":" + resting) }
-        let beats = of(.heartRate).compactMap { $0.value.flatMap(Double.init) }
-        if !beats.isEmpty {
-            daily.append("\"avgHeartRate\":" + DemoNumber.text(beats.reduce(0, +) / Double(beats.count), decimals: 0))
-            daily.append("\"minHeartRate\":" + DemoNumber.text(beats.min()!, decimals: 0))
-            daily.append("\"maxHeartRate\":" + DemoNumber.text(beats.max()!, decimals: 0))
-        }
+        let daily = dailyFields(of, watch: watch)
         if !daily.isEmpty {
             // Its start as the seed writes it: local midnight in UTC.
             let next = CentralEuropeanTime.instant(date.adding(days: 1), minutes: 0)
@@ -246,6 +232,26 @@ public struct StrideeDemo: Sendable {
                               "\"systolic\":" + (systolic.value ?? "0") + ",\"diastolic\":" + diastolic))
         }
         return items
+    }
+
+    /// The fields of a day's `daily` item: HealthKit's merged totals from local midnight, the
+    /// resting heart rate and the day's heart-rate mean, min and max (`of`: the day's samples of a type).
+    static func dailyFields(_ of: (DemoType) -> [DemoSample], watch: String?) -> [String] {
+        var daily: [String] = []
+        let totals: [(DemoType, String, Int)] = [(.steps, "steps", 0), (.distance, "distanceMeters", 1), (.activeEnergy, "activeKilocalories", 1),
+                                                 (.basalEnergy, "basalKilocalories", 1), (.flights, "flightsClimbed", 0),
+                                                 (.exercise, "exerciseMinutes", 0)]
+        for (type, field, decimals) in totals {
+            if let total = merged(of(type), watch: watch) { daily.append("\"\(field)\":" + DemoNumber.text(total, decimals: decimals)) }
+        }
+        if let resting = of(.restingHeartRate).last?.value { daily.append("\"restingHeartRate\":" + resting) }
+        let beats = of(.heartRate).compactMap { $0.value.flatMap(Double.init) }
+        if !beats.isEmpty {
+            daily.append("\"avgHeartRate\":" + DemoNumber.text(beats.reduce(0, +) / Double(beats.count), decimals: 0))
+            daily.append("\"minHeartRate\":" + DemoNumber.text(beats.min()!, decimals: 0))
+            daily.append("\"maxHeartRate\":" + DemoNumber.text(beats.max()!, decimals: 0))
+        }
+        return daily
     }
 
     /// A day's total as HealthKit's statistics merge it: every sample of the watch, and of any
