@@ -15,6 +15,12 @@ import CXML2
 /// children), so the elements after a broken one are delivered as its siblings. Errors between
 /// a start and the next event belong to the open element (`problem`).
 ///
+/// An end tag that does not match the open element, but its parent (`<Record><MetadataEntry
+/// a="1" b/></Record>`: the child's start tag broken before its `/>`, or a child never closed),
+/// ends in libxml2 only the child; the parent would stay open and every element after it
+/// arrive as its child. The parent is taken back too (ended here, its end ignored), so what
+/// follows is its siblings again.
+///
 /// Some errors make libxml2 stop for good even in recover mode (an invalid element name, as an
 /// unescaped `<` in an attribute gives). With `restartRoot` set, the reader then starts a new
 /// parser at the next line, inside a root element of that name, so what follows is still read
@@ -59,6 +65,11 @@ final class XMLStreamParser {
     private var lastResume = 0
     /// The document's line of the last error libxml2 reported.
     private var lastErrorLine = 0
+    /// An end tag named the open element's parent: the parent ends with the element.
+    private var parentEndsToo = false
+    /// The line where content after the root element's end began (after a restart, a stray end
+    /// tag ends the root it was read in): what follows is read on from that very line.
+    private var contentAfterRoot: Int?
     private var filter = XMLInputFilter()
     /// A start tag the filter cut down to its element: delivered, then named as a problem.
     private var oversizedStart: (name: String, line: Int, reason: String)?
@@ -167,6 +178,8 @@ final class XMLStreamParser {
     private func restartIfHalted() {
         guard restartRoot != nil, let context, context.pointee.instate == XML_PARSER_EOF, openDelivered > 0 else { return }
         let haltedLine = max(lastErrorLine, line)
+        let next = contentAfterRoot ?? haltedLine + 1
+        contentAfterRoot = nil
         // What made it stop right after a broken start tag is about that element, already named.
         if last == .brokenStart { pending.removeAll() }
         flushPending(inElement: true)
@@ -176,7 +189,7 @@ final class XMLStreamParser {
         stack = [false]
         openDelivered = 1
         last = .other
-        resume(at: max(haltedLine + 1, lastResume + 1))
+        resume(at: max(next, lastResume + 1))
     }
 
     /// Starts a parser on the document from the start of `line`, inside the synthetic root,
@@ -263,6 +276,22 @@ final class XMLStreamParser {
             openDelivered -= 1
             handler.endElement()
         }
+        if parentEndsToo {
+            parentEndsToo = false
+            takeBackOpenElement()
+        }
+    }
+
+    /// The innermost open element ends here, though libxml2 keeps it open: delivered as ended,
+    /// its own end later ignored.
+    private func takeBackOpenElement() {
+        guard let top = stack.indices.last else { return }
+        brokenElements += 1
+        if !stack[top] {
+            stack[top] = true
+            openDelivered -= 1
+            handler.endElement()
+        }
     }
 
     private func text(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -295,6 +324,12 @@ final class XMLStreamParser {
                 break
             }
         }
+        if error.code == Int32(XML_ERR_DOCUMENT_END.rawValue) {
+            contentAfterRoot = lineOffset + Int(error.line)
+        }
+        if error.code == Int32(XML_ERR_TAG_NAME_MISMATCH.rawValue), let closing = error.str2 {
+            parentEndsToo = parentName.map { xmlStrEqual($0, UnsafeRawPointer(closing).assumingMemoryBound(to: xmlChar.self)) != 0 } ?? false
+        }
         // Broken elements libxml2 kept open make it find the document's end early or late;
         // those are already named.
         if brokenElements > 0 && (error.code == Int32(XML_ERR_DOCUMENT_END.rawValue) || error.code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue)) {
@@ -302,6 +337,12 @@ final class XMLStreamParser {
         }
         pending.append((lineOffset + Int(error.line), message))
         lastErrorLine = lineOffset + Int(error.line)
+    }
+
+    /// The name of the open element's parent in libxml2's own stack, while an end tag is read.
+    private var parentName: UnsafePointer<xmlChar>? {
+        guard let context, context.pointee.nameNr >= 2, let names = context.pointee.nameTab else { return nil }
+        return names[Int(context.pointee.nameNr) - 2]
     }
 
     private func flushPending(inElement: Bool) {
