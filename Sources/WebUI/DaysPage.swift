@@ -18,7 +18,8 @@ struct DaysPage {
     func render(signOut: Bool) -> String {
         var main = "<h1>\(HTML.escape(page.person)): the last \(period) days</h1>"
         main += "<p class=\"note\">Days in \(HTML.escape(page.timeZone ?? "each sample's own UTC offset (no time zone set)")); "
-            + "times in \(HTML.escape(page.zoneLabel)). Today (\(page.today.text)) is not over yet"
+            + (page.timeZone == nil ? "workouts at the time the phone wrote, other times in UTC" : "times in \(HTML.escape(page.zoneLabel))")
+            + ". Today (\(page.today.text)) is not over yet"
             + (lastDay > page.today ? ", nor is any later day a sample was written on (up to \(lastDay.text))" : "")
             + ": drawn hollow and marked <em>so far</em>.</p>"
         main += freshness() + charts() + dayTable() + sourcesTable() + sleepTable() + healthKitTable()

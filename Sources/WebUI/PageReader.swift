@@ -24,7 +24,7 @@ struct PageReader {
             let range: [(any PostgresBindable)?] = [person, first.text, last.text]
             (page.summary, page.sleep) = try days(range)
             page.winners = try winners(range)
-            page.workouts = try workouts(range + [page.zoneLabel])
+            page.workouts = try workouts(range + [page.timeZone])
             page.healthKit = try healthKit(range)
             page.leftOut = try leftOut(person: person)
             page.sourceNames = try sourceNames(person: person)
@@ -128,13 +128,20 @@ struct PageReader {
         return out
     }
 
+    /// The period's workouts, each with its start's clock time on its day: in the person's time
+    /// zone, or with none set as the phone wrote it (the offset that gave its day; in UTC, 19:30
+    /// at −05:00 would show as 00:30 of the day before it).
     func workouts(_ range: [(any PostgresBindable)?]) throws -> [WorkoutRow] {
         try connection.query("""
-            SELECT uuid::text, day::text, to_char(start_at AT TIME ZONE $4, 'HH24:MI'), activity_name, duration_s,
-                   distance_m, energy_kcal, source, cardinality(overlapping), origin,
-                   heart_rate_min, heart_rate_mean, heart_rate_max, route_points
-            FROM health.workouts WHERE person = $1 AND day BETWEEN $2::date AND $3::date
-            ORDER BY start_at DESC, uuid
+            SELECT w.uuid::text, w.day::text,
+                   CASE WHEN $4::text IS NULL THEN coalesce(substr(s.payload->>'start', 12, 5), to_char(w.start_at AT TIME ZONE 'UTC', 'HH24:MI'))
+                        ELSE to_char(w.start_at AT TIME ZONE $4::text, 'HH24:MI') END,
+                   w.activity_name, w.duration_s, w.distance_m, w.energy_kcal, w.source, cardinality(w.overlapping), w.origin,
+                   w.heart_rate_min, w.heart_rate_mean, w.heart_rate_max, w.route_points
+            FROM health.workouts w
+            LEFT JOIN health.samples s ON $4::text IS NULL AND s.person = w.person AND s.uuid = w.uuid
+            WHERE w.person = $1 AND w.day BETWEEN $2::date AND $3::date
+            ORDER BY w.start_at DESC, w.uuid
             """, range).compactMap { row in
             guard let day = LocalDay(try row.decode(1)) else { return nil }
             return WorkoutRow(uuid: try row.decode(0), day: day, startTime: try row.decode(2), name: try row.decode(3),

@@ -39,6 +39,32 @@ struct PageDaysTests {
         }
     }
 
+    @Test("a workout's start shows on its day at the time the phone wrote (no time zone set), or in the person's zone: never its day with the UTC clock")
+    func workoutTimes() throws {
+        try TestPostgres.withDatabase { db in
+            let server = try PageServer(db)
+            // An evening run at −05:00: 00:30 UTC of the next day; and one just after midnight at +01:00.
+            let evening = Self.utcDate(-3), night = Self.utcDate(-2)
+            for (uuid, start, end) in [(UUID().uuidString, "\(evening)T19:30:00.000-05:00", "\(evening)T20:10:00.000-05:00"),
+                                       (UUID().uuidString, "\(night)T00:30:00.000+01:00", "\(night)T01:00:00.000+01:00")] {
+                let stored = try HTTPTestClient.request(port: server.port, method: "POST", path: "/", headers: [("Content-Type", "application/json")],
+                                                        body: Bodies.workout(uuid: uuid, start: start, end: end))
+                #expect(stored.status == 200)
+            }
+            let page = try server.get("/ui").bodyText
+            #expect(page.contains("<tr><th>\(evening) 19:30</th>"), "the evening run on its day at 19:30 (before: 00:30)")
+            #expect(page.contains("<tr><th>\(night) 00:30</th>"), "the run after midnight at 00:30 (before: 23:30)")
+            #expect(page.contains("workouts at the time the phone wrote, other times in UTC"))
+            try db.query("SELECT health.set_time_zone('default', 'America/New_York')")
+            let zoned = try server.get("/ui").bodyText
+            let clocks = try db.query("SELECT day::text || ' ' || to_char(start_at AT TIME ZONE 'America/New_York', 'HH24:MI') FROM health.workouts ORDER BY start_at")
+                .map { try $0.decode(0, as: String.self) }
+            #expect(clocks.count == 2)
+            for clock in clocks { #expect(zoned.contains("<tr><th>\(clock)</th>"), "in the zone's clock: \(clock)") }
+            #expect(zoned.contains("times in America/New_York"))
+        }
+    }
+
     @Test("a night with only time in bed shows its time in bed, never 0 minutes asleep, and stays out of the sleep average")
     func inBedNight() throws {
         try TestPostgres.withDatabase { db in
