@@ -86,11 +86,12 @@ public struct HAEDemo: Sendable {
         add("vo2_max", "ml/(kg·min)", .vo2Max, watch, minute: 1150, (r.double(40...46) * 10).rounded() / 10)
         add("body_temperature", "degC", .bodyTemperature, "Thermometer", minute: 428, (r.double(36.3...37) * 10).rounded() / 10)
         add("blood_pressure", "mmHg", .systolic, "Omron", minute: 440, Double(r.int(110...128)), low: Double(r.int(70...84)))
-        // The night ending this morning at 07:00: stages in whole minutes.
+        // The night ending this morning at 07:00: stages in whole minutes; totalSleep is their sum,
+        // so its unstaged part is a span of no length (which /hae stores, as a stage at 0 hours).
         let core = Double(r.int(200...240)), deep = Double(r.int(60...90)), rem = Double(r.int(80...110)), awake = Double(r.int(5...20))
         out.append(Point(metric: "sleep_analysis", units: "hr", source: watch, start: midnight + 420 * 60_000, minutes: 0,
                          value: (core + deep + rem) / 60, catalogValue: 0, type: .sleep, low: nil, high: nil,
-                         stages: [(0, core + deep + rem + awake + 10), (2, awake), (3, core), (4, deep), (5, rem)]))
+                         stages: [(0, core + deep + rem + awake + 10), (1, 0), (2, awake), (3, core), (4, deep), (5, rem)]))
     }
 
     /// The points as one body `{"data": {"metrics": [...]}}`, one metric per name, in the

@@ -3,7 +3,7 @@ import Civil
 /// A summarized night of `sleep_analysis`: `{date, totalSleep | asleep, core, deep, rem, awake,
 /// inBed, sleepStart, sleepEnd, inBedStart, inBedEnd, sleepSource}`, amounts in hours.
 ///
-/// The night becomes one sleep sample per stage it holds, of source `sleepSource` (else the
+/// The night becomes one sleep sample per stage it gives (0 hours: a span of no length), of source `sleepSource` (else the
 /// point's `source`, else `Health Auto Export`), each ending at the night's end and starting
 /// that stage's total before it. The samples' times say how long, not when: the app sends no
 /// more. Ending together, they share the night's day (sleep belongs to the day of its end), and
@@ -29,9 +29,12 @@ extension HAEWalker {
         guard !minutes.isEmpty else { throw StrideePayloadError(path: path, "none of totalSleep, asleep, core, deep, rem, awake, inBed") }
         let staged = (minutes[.core] ?? 0) + (minutes[.deep] ?? 0) + (minutes[.rem] ?? 0)
         let total = minutes[.totalSleep] ?? minutes[.asleep].map { $0 >= staged ? $0 : $0 + staged }
-        let stages: [(value: Int, minutes: Double)] = [
-            (0, minutes[.inBed] ?? 0), (1, max(0, (total ?? staged) - staged)), (2, minutes[.awake] ?? 0),
-            (3, minutes[.core] ?? 0), (4, minutes[.deep] ?? 0), (5, minutes[.rem] ?? 0),
+        // Every stage the night gives, at 0 minutes too (a span of no length): re-sent as the
+        // app stages the night, each stage replaces its earlier copy, so one now at 0 (the
+        // unstaged part once core, deep and REM are known) no longer counts what it held.
+        let stages: [(value: Int, minutes: Double?)] = [
+            (0, minutes[.inBed]), (1, total.map { max(0, $0 - staged) }), (2, minutes[.awake]),
+            (3, minutes[.core]), (4, minutes[.deep]), (5, minutes[.rem]),
         ]
 
         let consumed = PointKey.mask([.date, .totalSleep, .asleep, .core, .deep, .rem, .awake, .inBed, .sleepEnd, .inBedEnd,
@@ -40,17 +43,17 @@ extension HAEWalker {
         let source = try self.source(slots[PointKey.sleepSource.rawValue] >= 0 ? .sleepSource : .source, path)
         let keep = try extras(consumed, range, path)
         var made: [HAESample] = []
-        for stage in stages {
-            let micros = (stage.minutes * 60_000).rounded() * 1000
-            guard micros > 0, micros < 1e15 else { continue }
+        for case let (value, minutes?) in stages {
+            let micros = (minutes * 60_000).rounded() * 1000
+            guard micros < 1e15 else { continue }
             let start = end.microsecondsSinceEpoch - Int64(micros)
             if let reason = Plausibility.instantReason(microseconds: start, latest: reader.latest) {
                 throw StrideePayloadError(path: path, "the night's start \(reason)")
             }
-            let name = HAEMetric.stages[stage.value].name
+            let name = HAEMetric.stages[value].name
             let uuid = identity([plan.name, name], source, [Array(dateText.utf8)])
             made.append(HAESample(uuid: uuid, start: start, end: end.microsecondsSinceEpoch, startOffset: end.offsetSeconds,
-                                  endOffset: end.offsetSeconds, value: Double(stage.value), low: .nan, high: .nan, spec: spec,
+                                  endOffset: end.offsetSeconds, value: Double(value), low: .nan, high: .nan, spec: spec,
                                   bucketed: true, source: source, extrasStart: 0, extrasEnd: 0).keeping(keep))
         }
         return made

@@ -274,14 +274,37 @@ struct HAEReceiverTests {
                 """).first!
             #expect(first[0] == "Jane's Apple Watch" && first[1] == "450" && first[2] == "210" && first[3] == "480")
             #expect(first[4] == #"{"com.apple.health.Watch": 360}"#)
-            // A night of time in bed only holds no sleep sample at all: no minute asleep to count.
-            let inBedOnly = try db.query("SELECT in_bed_min, source FROM health.daily_sleep WHERE day = '2025-03-12'").first!
-            #expect(inBedOnly[0] == "450" && inBedOnly[1] == "Health Auto Export")
+            // A night of time in bed only holds no minute asleep: its unstaged part (asleep 0) spans nothing.
+            let inBedOnly = try db.query("SELECT in_bed_min, source, asleep_min FROM health.daily_sleep WHERE day = '2025-03-12'").first!
+            #expect(inBedOnly[0] == "450" && inBedOnly[1] == "Health Auto Export" && inBedOnly[2] == nil)
             #expect(try number(db, """
                 SELECT count(*) FROM health_store.samples
-                WHERE day = '2025-03-12' AND type = 'HKCategoryTypeIdentifierSleepAnalysis' AND value <> 0
+                WHERE day = '2025-03-12' AND type = 'HKCategoryTypeIdentifierSleepAnalysis' AND value <> 0 AND end_at > start_at
                 """) == 0)
         }
+    }
+
+    @Test("a summarized night re-sent as the app stages it replaces each stage, one now at 0 hours too: never more minutes than the night")
+    func nightRestaged() throws {
+        try withReceiver { receiver, db in
+            let minutes = "SELECT asleep_min || ' ' || unspecified_min || ' ' || core_min || ' ' || awake_min FROM health.daily_sleep WHERE day = '2026-12-01'"
+            let first = try postHAE(receiver, Self.night("2026-12-01", #""totalSleep":6,"asleep":0.5,"core":3.5,"deep":1,"rem":1,"awake":0.5"#), headers: Self.days)
+            #expect(first.status == 200)
+            #expect(try text(db, minutes) == "360 30 210 30")
+            // Staged later: the unstaged half hour is core now, and the app writes awake as 0.
+            #expect(try postHAE(receiver, Self.night("2026-12-01", #""totalSleep":6,"asleep":0,"core":4,"deep":1,"rem":1,"awake":0"#), headers: Self.days).status == 200)
+            #expect(try text(db, minutes) == "360 0 240 0", "before: 390, the old unstaged half hour kept beside the new core")
+            // A night first sent unstaged, then staged.
+            #expect(try postHAE(receiver, Self.night("2026-12-03", #""totalSleep":5,"asleep":5"#), headers: Self.days).status == 200)
+            #expect(try postHAE(receiver, Self.night("2026-12-03", #""totalSleep":5,"asleep":0,"core":3,"deep":1,"rem":1"#), headers: Self.days).status == 200)
+            #expect(try text(db, "SELECT asleep_min::text FROM health.daily_sleep WHERE day = '2026-12-03'") == "300", "before: 600")
+            #expect(try db.query("SELECT * FROM health_store.verify_rollups('default')").isEmpty)
+        }
+    }
+
+    /// A summarized night of `date` from the watch, with `stages` (hours) and 7 hours in bed.
+    static func night(_ date: String, _ stages: String) -> [UInt8] {
+        Array(#"{"data":{"metrics":[{"name":"sleep_analysis","units":"hr","data":[{"date":"\#(date)",\#(stages),"inBed":7,"sleepEnd":"\#(date) 06:30:00 +0100","source":"Apple Watch"}]}]}}"#.utf8)
     }
 
     @Test("a summarized night counts on its date as written, whatever the person's time zone, set before or after")
