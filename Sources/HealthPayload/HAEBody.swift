@@ -78,6 +78,8 @@ public struct HAEBody: Sendable {
 
     /// Metric samples (sleep segments included) to store: `samplesJSON` writes them out.
     public var metricSampleCount: Int { samples.count }
+    /// Metric samples left out as earlier copies of a uuid the body repeats (duplicates).
+    public private(set) var repeatedSamples = 0
     /// Items of the other arrays, kept verbatim (`recordsJSON`).
     public var recordCount: Int { records.count }
 
@@ -87,6 +89,22 @@ public struct HAEBody: Sendable {
     /// The namespace of the name-based uuids of Health Auto Export (a constant: never change it,
     /// or every re-sent bucket would be stored again beside itself).
     public static let namespace = UUIDv5.bytes("8E3C2B1A-6F4D-4E59-A7B0-3C1D2E4F5A6B")!
+
+    /// A uuid repeated in the body is stored once, the later copy, and the repeat counts as a
+    /// duplicate (§1), as `store_samples` does within one statement; a body is stored in
+    /// chunks (`HAEStore.chunkSamples`), so the earlier copies are left out here, whatever
+    /// chunk they would fall in.
+    mutating func dropEarlierCopies() {
+        struct Key: Hashable { let high: UInt64, low: UInt64 }
+        var seen = Set<Key>(minimumCapacity: samples.count)
+        var later = [Bool](repeating: true, count: samples.count)
+        for i in samples.indices.reversed() {
+            later[i] = seen.insert(Key(high: samples[i].uuid.0, low: samples[i].uuid.1)).inserted
+        }
+        guard seen.count < samples.count else { return }
+        repeatedSamples += samples.count - seen.count
+        samples = samples.indices.filter { later[$0] }.map { samples[$0] }
+    }
 
     /// The metric samples `range` (indexes from 0) as one JSON array of healthd-shaped objects,
     /// ready for `store_samples`.

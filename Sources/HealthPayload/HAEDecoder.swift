@@ -25,6 +25,7 @@ public enum HAEDecoder {
             try walker.walk()
             walker.finish(into: &result)
         }
+        result.dropEarlierCopies()
         return result
     }
 

@@ -284,6 +284,26 @@ struct HAEReceiverTests {
         }
     }
 
+    @Test("a bucket repeated in one body is stored once, the later copy, and counted a duplicate, however far apart (the body is stored in chunks)")
+    func repeatedAcrossChunks() throws {
+        try withReceiver { receiver, db in
+            // 2,001 minute buckets: the last is the first's minute again, with another value.
+            let points = (0...2000).map { i -> String in
+                let minute = i == 2000 ? 0 : i
+                return #"{"date":"2026-11-0\#(1 + minute / 1440) \#(String(format: "%02d:%02d", minute % 1440 / 60, minute % 60)):00 +0000","qty":\#(i == 2000 ? 99 : 10),"source":"W"}"#
+            }
+            let body = Array(#"{"data":{"metrics":[{"name":"step_count","units":"count","data":[\#(points.joined(separator: ","))]}]}}"#.utf8)
+            let answer = try postHAE(receiver, body, headers: Self.minutes)
+            #expect(answer.status == 200)
+            let counts = answer.answer
+            #expect(counts["samples"] == 2001 && counts["inserted"] == 2000 && counts["duplicates"] == 1 && counts["replaced"] == 0,
+                    "before: replaced 1, duplicates 0: \(counts)")
+            #expect(try number(db, "SELECT count(*) FROM health.samples") == 2000)
+            #expect(try number(db, "SELECT value FROM health.samples WHERE start_at = '2026-11-01 00:00:00+00'") == 99, "the later copy")
+            #expect(try number(db, "SELECT inserted + replaced FROM health.deliveries") == 2000)
+        }
+    }
+
     @Test("a summarized night re-sent as the app stages it replaces each stage, one now at 0 hours too: never more minutes than the night")
     func nightRestaged() throws {
         try withReceiver { receiver, db in
