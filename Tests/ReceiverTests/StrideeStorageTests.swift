@@ -167,6 +167,18 @@ struct StrideeStorageTests {
         }
     }
 
+    @Test("a person who only pushed Stridee bodies, with no token, has their row in health.settings, as in person list")
+    func strideeOnlySettings() throws {
+        try withReceiver { receiver, db in
+            let weight = StrideeBody.item("body_composition", ["startTime": #""2026-10-01T05:00:00Z""#, "weightKg": "72.4"])
+            let answer = try receiver.post(Array(StrideeBody.wellness([weight]).utf8), path: "/v1/accounts/default/apple/wellness")
+            #expect(answer.status == 202)
+            #expect(try cells(db, "SELECT person, time_zone, stale_after::text FROM health.settings") == [["default", nil, "06:00:00"]],
+                    "before: no row (the view knew people from settings, batches and tokens only)")
+            #expect(try cells(db, "SELECT person FROM health_store.people()") == [["default"]])
+        }
+    }
+
     @Test("one bad item refuses the whole body: none of its good items is stored, and what was held stays as it was")
     func badItemRefusesBody() throws {
         try withStridee { alice, db throws in

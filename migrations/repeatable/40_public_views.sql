@@ -534,10 +534,12 @@ COMMENT ON COLUMN health.unknown_types.last_start_at IS 'Latest start of such a 
 
 ---------------------------------------------------------------------------------------------
 -- health.settings
+-- The people held are those `person list` lists (health_store.people): a row of
+-- health_store.persons, which every writer makes (lock_person: batches, Stridee pushes, Health
+-- Auto Export, settings, imports), or a token.
 CREATE OR REPLACE VIEW health.settings AS
 WITH persons AS (
-  SELECT s.person FROM health_store.settings s
-  UNION SELECT d.person FROM health_store.deliveries d
+  SELECT p.person FROM health_store.persons p
   UNION SELECT t.person FROM health_store.tokens t
 )
 SELECT p.person, s.time_zone, coalesce(s.stale_after, interval '6 hours') AS stale_after
@@ -545,7 +547,7 @@ FROM persons p
 LEFT JOIN health_store.settings s ON s.person = p.person;
 
 COMMENT ON VIEW health.settings IS
-  'Per-person settings with defaults filled in: one row per person known from settings, batches or credentials. Change them with health.set_time_zone and health.set_stale_after.';
+  'Per-person settings with defaults filled in: one row per person held (anything they sent, a setting, or a credential; as person list). Change them with health.set_time_zone and health.set_stale_after.';
 COMMENT ON COLUMN health.settings.person IS 'Whose settings.';
 COMMENT ON COLUMN health.settings.time_zone IS 'IANA time zone the person''s days are counted in (e.g. Europe/Berlin); NULL: each sample''s own written UTC offset decides its day.';
 COMMENT ON COLUMN health.settings.stale_after IS 'How long without a batch makes health.freshness report stale; 6 hours unless set.';
