@@ -54,13 +54,16 @@ extension Toolbox {
             let select = part.single ? "row_to_json(v)" : "coalesce(json_agg(v ORDER BY \(part.order)), '[]')"
             return "'\(part.key)', (SELECT \(select) FROM health.\(part.view) v WHERE v.person = $1 AND v.day = $2::date)"
         }
-        // A quarantined sample has no day of its own: the batches received that local day (the
-        // session's TimeZone is the person's).
+        // A quarantined sample has no day of its own: the batches received that local day (in
+        // the person's time zone, or with none in their phone's offset, as health.today).
         parts.append("""
             'quarantined', (SELECT coalesce(json_agg(v ORDER BY v.received_at, v.position), '[]') FROM (
-                SELECT q.* FROM health.quarantine q WHERE q.person = $1 AND q.received_at::date = $2::date
+                SELECT q.* FROM health.quarantine q, bounds b WHERE q.person = $1 AND q.received_at >= b.first AND q.received_at < b.next
                 ORDER BY q.received_at DESC, q.position LIMIT \(dayQuarantineLimit)) v)
             """)
-        return "SELECT json_build_object('person', $1::text, 'day', $2::date, " + parts.joined(separator: ", ") + ")::text"
+        // The day's bounds first, on their own (a function reading a table, never inside a query
+        // over the views: on Citus a worker cannot run it; docs/scaling.md).
+        return "WITH bounds AS MATERIALIZED (SELECT health.day_start($1, $2::date) AS first, health.day_start($1, $2::date + 1) AS next) "
+            + "SELECT json_build_object('person', $1::text, 'day', $2::date, " + parts.joined(separator: ", ") + ")::text"
     }
 }

@@ -304,6 +304,7 @@ struct ViewsSurfaceTests {
         "set_source_name(person text, source text, name text)",
         "today(person text)",
         "is_partial(person text, day date)",
+        "day_start(person text, day date)",
         "query_as_reader(query text, max_rows integer)",
     ]
 

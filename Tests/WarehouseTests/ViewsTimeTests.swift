@@ -137,6 +137,31 @@ struct ViewsTimeTests {
         }
     }
 
+    @Test("health.day_start: a person's day begins in their zone, or with none in their phone's offset, or in UTC−12 before any batch; a batch received at 23:50 UTC at +01:00 is the next day's")
+    func dayStart() throws {
+        try TestPostgres.withDatabase { db in
+            let c = try db.connect()
+            func start(_ person: String, _ day: String) throws -> String? {
+                try db.scalar("SELECT to_char(health.day_start($1, $2::date) AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI')", [person, day], as: String.self)
+            }
+            #expect(try start("nobody", "2026-12-08") == "2026-12-08 12:00", "UTC−12: the day begins at noon UTC")
+            try Store(connection: c).batch(person: "anna", [
+                S.quantity(S.U(1), HK.steps, source: "phone", start: "2026-12-06T12:00:00.000+01:00", value: 1),
+            ], generatedAt: "2026-12-08T00:50:00.000+01:00")
+            #expect(try start("anna", "2026-12-08") == "2026-12-07 23:00", "her phone's +01:00")
+            // What the assistant's day lists as received that day: 23:50 UTC on the 7th is her 8th.
+            let received = "2026-12-07 23:50:00+00"
+            let onDay = try db.scalar("""
+                SELECT string_agg(d::date::text, ',') FROM generate_series('2026-12-06'::date, '2026-12-09'::date, interval '1 day') d
+                WHERE $1::timestamptz >= health.day_start('anna', d::date) AND $1::timestamptz < health.day_start('anna', d::date + 1)
+                """, [received], as: String.self)
+            #expect(onDay == "2026-12-08", "before: the 7th, the UTC date")
+            try c.query("SELECT health.set_time_zone('anna', 'America/New_York')")
+            #expect(try start("anna", "2026-12-08") == "2026-12-08 05:00")
+            #expect(try start("anna", "2026-07-01") == "2026-07-01 04:00", "the zone's summer offset")
+        }
+    }
+
     @Test("is_partial: today in the person's zone is partial; with no zone, today in the offset the phone wrote its latest batch in; before any, until the day has ended everywhere")
     func partialDays() throws {
         try TestPostgres.withDatabase { db in

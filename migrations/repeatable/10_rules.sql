@@ -213,6 +213,17 @@ RETURN coalesce((now() AT TIME ZONE tz)::date,
 COMMENT ON FUNCTION health_store.today_in(text, smallint) IS
   'Today''s date in time zone tz; with none (NULL) in the UTC offset sent_offset (minutes east of UTC: the person''s phone''s); with neither the date in UTC−12, so a day stays partial until it is over everywhere.';
 
+-- When a day begins in a time zone or offset, with today_in's fallback (UTC−12): the instants of
+-- that day are those from its start to the next day's.
+CREATE OR REPLACE FUNCTION health_store.day_start_in(day date, tz text, sent_offset smallint) RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+RETURN coalesce(day::timestamp AT TIME ZONE tz,
+                (day::timestamp - make_interval(mins => sent_offset)) AT TIME ZONE 'UTC',
+                (day::timestamp + interval '12 hours') AT TIME ZONE 'UTC');
+
+COMMENT ON FUNCTION health_store.day_start_in(date, text, smallint) IS
+  'When day begins in time zone tz; with none (NULL) in the UTC offset sent_offset; with neither in UTC−12 (the frame of today_in).';
+
 -- Whether a day is not over yet in a time zone or offset (today_in): the is_partial of every
 -- daily view, each joining the person's health_store.settings for tz and health_store.persons
 -- for sent_offset.
@@ -238,6 +249,23 @@ $$;
 
 COMMENT ON FUNCTION health.today(text) IS
   'Today''s date for a person: in their time zone (health.settings), or with none set in the UTC offset their phone wrote its latest healthd batch in, or with neither the date in UTC−12, so a day stays partial until it is over everywhere. Days on or after it are partial.';
+
+-- When a person's day begins, for users: in their time zone, or with none in their phone's
+-- offset (the frame of health.today). A batch was received on day D when received_at lies from
+-- health.day_start(p, D) to health.day_start(p, D + 1).
+CREATE OR REPLACE FUNCTION health.day_start(person text, day date) RETURNS timestamptz
+LANGUAGE plpgsql STABLE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  RETURN health_store.day_start_in(day_start.day,
+                                   (SELECT s.time_zone FROM health_store.settings s WHERE s.person = day_start.person),
+                                   (SELECT p.sent_offset FROM health_store.persons p WHERE p.person = day_start.person));
+END
+$$;
+
+COMMENT ON FUNCTION health.day_start(text, date) IS
+  'When a person''s local day begins: in their time zone (health.settings), or with none set in the UTC offset their phone wrote its latest healthd batch in, or with neither in UTC−12 (the frame of health.today).';
 
 -- Whether a person's day is not over yet, for users: the rule the daily views' is_partial uses.
 CREATE OR REPLACE FUNCTION health.is_partial(person text, day date) RETURNS boolean
@@ -392,5 +420,5 @@ COMMENT ON FUNCTION health_store.lock_person(text) IS
 -- them with the reader's rights (nothing else in health_store is reachable without USAGE on
 -- the schema, which readers lack).
 REVOKE EXECUTE ON FUNCTION health_store.lock_person(text) FROM PUBLIC;
-REVOKE EXECUTE ON FUNCTION health.today(text), health.is_partial(text, date) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION health.today(text), health.is_partial(text, date) TO health_reader;
+REVOKE EXECUTE ON FUNCTION health.today(text), health.is_partial(text, date), health.day_start(text, date) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION health.today(text), health.is_partial(text, date), health.day_start(text, date) TO health_reader;
