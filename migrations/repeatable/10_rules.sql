@@ -234,18 +234,29 @@ RETURN day >= health_store.today_in(tz, sent_offset);
 COMMENT ON FUNCTION health_store.is_partial_in(date, text, smallint) IS
   'True while the day is not over in time zone tz, or with none in the offset sent_offset, or with neither everywhere: day >= health_store.today_in(tz, sent_offset). The is_partial of every daily view.';
 
+-- The frame a person's days are counted in: their time zone (settings) and their phone's UTC
+-- offset (persons.sent_offset), either NULL when there is none; what health.today,
+-- health.is_partial and health.day_start give to the rules above.
+CREATE OR REPLACE FUNCTION health_store.frame_of(p_person text, OUT tz text, OUT sent_offset smallint)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+  tz := (SELECT s.time_zone FROM health_store.settings s WHERE s.person = p_person);
+  sent_offset := (SELECT p.sent_offset FROM health_store.persons p WHERE p.person = p_person);
+END
+$$;
+
+COMMENT ON FUNCTION health_store.frame_of(text) IS
+  'A person''s frame for days: their time zone and their phone''s UTC offset (minutes east), each NULL when there is none.';
+
 -- Today for a person, for users (psql, the sql/ queries): health_store.today_in of their time
 -- zone, or with none of their phone's offset. Security definer: a reader login may ask without
 -- reading health_store.settings or health_store.persons itself.
 CREATE OR REPLACE FUNCTION health.today(person text) RETURNS date
-LANGUAGE plpgsql STABLE SECURITY DEFINER
+LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  RETURN health_store.today_in((SELECT s.time_zone FROM health_store.settings s WHERE s.person = today.person),
-                               (SELECT p.sent_offset FROM health_store.persons p WHERE p.person = today.person));
-END
-$$;
+RETURN (SELECT health_store.today_in(f.tz, f.sent_offset) FROM health_store.frame_of(today.person) f);
 
 COMMENT ON FUNCTION health.today(text) IS
   'Today''s date for a person: in their time zone (health.settings), or with none set in the UTC offset their phone wrote its latest healthd batch in, or with neither the date in UTC−12, so a day stays partial until it is over everywhere. Days on or after it are partial.';
@@ -254,30 +265,18 @@ COMMENT ON FUNCTION health.today(text) IS
 -- offset (the frame of health.today). A batch was received on day D when received_at lies from
 -- health.day_start(p, D) to health.day_start(p, D + 1).
 CREATE OR REPLACE FUNCTION health.day_start(person text, day date) RETURNS timestamptz
-LANGUAGE plpgsql STABLE SECURITY DEFINER
+LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  RETURN health_store.day_start_in(day_start.day,
-                                   (SELECT s.time_zone FROM health_store.settings s WHERE s.person = day_start.person),
-                                   (SELECT p.sent_offset FROM health_store.persons p WHERE p.person = day_start.person));
-END
-$$;
+RETURN (SELECT health_store.day_start_in(day_start.day, f.tz, f.sent_offset) FROM health_store.frame_of(day_start.person) f);
 
 COMMENT ON FUNCTION health.day_start(text, date) IS
   'When a person''s local day begins: in their time zone (health.settings), or with none set in the UTC offset their phone wrote its latest healthd batch in, or with neither in UTC−12 (the frame of health.today).';
 
 -- Whether a person's day is not over yet, for users: the rule the daily views' is_partial uses.
 CREATE OR REPLACE FUNCTION health.is_partial(person text, day date) RETURNS boolean
-LANGUAGE plpgsql STABLE SECURITY DEFINER
+LANGUAGE sql STABLE SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-  RETURN health_store.is_partial_in(is_partial.day,
-                                    (SELECT s.time_zone FROM health_store.settings s WHERE s.person = is_partial.person),
-                                    (SELECT p.sent_offset FROM health_store.persons p WHERE p.person = is_partial.person));
-END
-$$;
+RETURN (SELECT health_store.is_partial_in(is_partial.day, f.tz, f.sent_offset) FROM health_store.frame_of(is_partial.person) f);
 
 COMMENT ON FUNCTION health.is_partial(text, date) IS
   'True while the day is not over for the person (day >= health.today(person): in their time zone, or their phone''s offset with none), as every daily view''s is_partial: leave such days out of averages.';
