@@ -183,16 +183,19 @@ BEGIN
                               FROM health_store.source_names n WHERE n.person = p_person), '[]'::jsonb),
     'connection', (SELECT jsonb_build_object('status', c.status, 'connected_at', c.connected_at,
                                              'disconnected_at', c.disconnected_at, 'updated_at', c.updated_at)
-                   FROM health_store.connections c WHERE c.person = p_person));
+                   FROM health_store.connections c WHERE c.person = p_person),
+    'sent_offset', (SELECT p.sent_offset FROM health_store.persons p WHERE p.person = p_person));
 END
 $$;
 
 COMMENT ON FUNCTION health_store.person_settings(text) IS
-  'A person''s settings as JSON: time_zone, stale_after_s, source_priorities {type: [sources]}, source_names [{source, named_by, name}], connection (null when never made).';
+  'A person''s settings as JSON: time_zone, stale_after_s, source_priorities {type: [sources]}, source_names [{source, named_by, name}], connection (null when never made), sent_offset (the frame of their days with no time zone: health_store.today_in; null before any healthd batch).';
 
 -- Writes back what health_store.person_settings gave, under the person lock: settings and
 -- source priorities before the samples (days are then right as they are stored), and the
--- connection as it was (after the workout bodies, which connect the person).
+-- connection as it was and the phone's offset (after the bodies: the workout bodies connect the
+-- person, and the healthd bodies, written in UTC, would leave the offset 0). A folder written
+-- before sent_offset was exported leaves it as the bodies left it.
 CREATE OR REPLACE FUNCTION health_store.restore_settings(p_person text, p_settings jsonb) RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -221,11 +224,14 @@ BEGIN
     ON CONFLICT (person) DO UPDATE SET status = excluded.status, connected_at = excluded.connected_at,
       disconnected_at = excluded.disconnected_at, updated_at = excluded.updated_at;
   END IF;
+  IF p_settings ? 'sent_offset' THEN
+    UPDATE health_store.persons p SET sent_offset = (p_settings->>'sent_offset')::smallint WHERE p.person = p_person;
+  END IF;
 END
 $$;
 
 COMMENT ON FUNCTION health_store.restore_settings(text, jsonb) IS
-  'Writes back a person''s settings as health_store.person_settings gives them (time zone, stale_after, source priorities, source names, connection), under the person lock.';
+  'Writes back a person''s settings as health_store.person_settings gives them (time zone, stale_after, source priorities, source names, connection, the phone''s offset), under the person lock.';
 
 -- Writes back a route the Health app's export brought, as `person export` read it (the stored
 -- row without its person), under the person lock; a route already held for the workout stays.
