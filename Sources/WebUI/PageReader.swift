@@ -24,7 +24,7 @@ struct PageReader {
             let range: [(any PostgresBindable)?] = [person, first.text, last.text]
             (page.summary, page.sleep) = try days(range)
             page.winners = try winners(range)
-            page.workouts = try workouts(range + [page.timeZone])
+            page.workouts = try workouts(range + (page.timeZone.map { [$0] } ?? []), timeZone: page.timeZone)
             page.healthKit = try healthKit(range)
             page.leftOut = try leftOut(person: person)
             page.sourceNames = try sourceNames(person: person)
@@ -130,16 +130,16 @@ struct PageReader {
 
     /// The period's workouts, each with its start's clock time on its day: in the person's time
     /// zone, or with none set as the phone wrote it (the offset that gave its day; in UTC, 19:30
-    /// at −05:00 would show as 00:30 of the day before it).
-    func workouts(_ range: [(any PostgresBindable)?]) throws -> [WorkoutRow] {
-        try connection.query("""
-            SELECT w.uuid::text, w.day::text,
-                   CASE WHEN $4::text IS NULL THEN coalesce(substr(s.payload->>'start', 12, 5), to_char(w.start_at AT TIME ZONE 'UTC', 'HH24:MI'))
-                        ELSE to_char(w.start_at AT TIME ZONE $4::text, 'HH24:MI') END,
+    /// at −05:00 would show as 00:30 of the day before it), read from the workout's payload —
+    /// only then, as it costs a payload rebuilt per workout (docs/ui.md).
+    func workouts(_ range: [(any PostgresBindable)?], timeZone: String?) throws -> [WorkoutRow] {
+        let clock = timeZone == nil ? "coalesce(substr(s.payload->>'start', 12, 5), to_char(w.start_at AT TIME ZONE 'UTC', 'HH24:MI'))" : "to_char(w.start_at AT TIME ZONE $4::text, 'HH24:MI')"
+        let written = timeZone == nil ? "LEFT JOIN health.samples s ON s.person = w.person AND s.uuid = w.uuid" : ""
+        return try connection.query("""
+            SELECT w.uuid::text, w.day::text, \(clock),
                    w.activity_name, w.duration_s, w.distance_m, w.energy_kcal, w.source, cardinality(w.overlapping), w.origin,
                    w.heart_rate_min, w.heart_rate_mean, w.heart_rate_max, w.route_points
-            FROM health.workouts w
-            LEFT JOIN health.samples s ON $4::text IS NULL AND s.person = w.person AND s.uuid = w.uuid
+            FROM health.workouts w \(written)
             WHERE w.person = $1 AND w.day BETWEEN $2::date AND $3::date
             ORDER BY w.start_at DESC, w.uuid
             """, range).compactMap { row in
