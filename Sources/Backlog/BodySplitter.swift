@@ -165,7 +165,9 @@ struct JSONLinesSplitter: BodySplitter {
 /// counted as the decoder counts them and its `record N (line L)` can be turned into the file's
 /// own numbers. A record whose first field is `schemaVersion` starts a new segment (a data row
 /// starts with `1`). Consecutive segments with the same header leave together as one unit, up
-/// to `unitBudget` bytes, so rows are grouped into the batches they state across appended bodies.
+/// to `unitBudget` bytes, so rows are grouped into the batches they state across appended bodies;
+/// but a segment whose bytes are those of one waiting is a batch the app sent again (a retry is
+/// the identical bytes) and starts a unit of its own: a delivery of its own, as over HTTP.
 struct CSVBodySplitter: BodySplitter {
     static let unitBudget = 4 << 20
 
@@ -275,12 +277,22 @@ struct CSVBodySplitter: BodySplitter {
     private mutating func push(_ segment: BodySegment, header: [UInt8]?, _ emit: (BodyUnit) throws -> Void) rethrows {
         if let first = pending.first {
             let size = segment.end.offset - first.start.offset
-            if header != pendingHeader || size > Int64(Self.unitBudget) {
+            if header != pendingHeader || size > Int64(Self.unitBudget) || repeatsPending(segment) {
                 try flush(emit)
             }
         }
         if pending.isEmpty { pendingHeader = header }
         pending.append(segment)
+    }
+
+    /// Whether `segment` (still in the buffer, after the waiting ones) repeats one waiting, byte
+    /// for byte.
+    private func repeatsPending(_ segment: BodySegment) -> Bool {
+        let bytes = buffer[Int(segment.start.offset - bufferStart)..<Int(segment.end.offset - bufferStart)]
+        return pending.contains { waiting in
+            waiting.end.offset - waiting.start.offset == Int64(bytes.count)
+                && buffer[Int(waiting.start.offset - bufferStart)..<Int(waiting.end.offset - bufferStart)].elementsEqual(bytes)
+        }
     }
 
     /// Sends the waiting segments as one unit and drops their bytes from the buffer.

@@ -146,6 +146,24 @@ struct IngestTests {
         }
     }
 
+    @Test("a CSV body appended twice (the app's retry is the identical bytes) is two deliveries, counted once in its run, as over HTTP")
+    func retriedCSVBody() throws {
+        let folder = try TempFolder()
+        defer { folder.remove() }
+        let first = TestBodies.csv(export: 8, sequence: 1, isFinal: false, steps: [(1, 11), (2, 12)])
+        try folder.write("r.csv", first + first + TestBodies.csv(export: 8, sequence: 2, steps: [(3, 13)]))
+        try TestPostgres.withDatabase { db in
+            let summary = ingest(db, [folder.path])
+            #expect(summary.failures == [])
+            #expect(summary.batches == 3 && summary.inserted == 3 && summary.duplicates == 2)
+            let deliveries = try db.query("SELECT batch_sequence, samples, inserted, duplicates FROM health.deliveries ORDER BY received_at, batch_sequence, duplicates")
+                .map { [$0[0], $0[1], $0[2], $0[3]] }
+            #expect(deliveries == [["1", "2", "2", "0"], ["1", "2", "0", "2"], ["2", "1", "1", "0"]],
+                    "before: one delivery of batch 1 with 4 samples")
+            #expect(try db.scalar("SELECT samples FROM health.export_runs", as: Int.self) == 3, "before: 5")
+        }
+    }
+
     @Test("a body appended to a CSV file is the only thing the next run ingests: one new delivery")
     func appendedCSVBody() throws {
         let folder = try Self.mixedBacklog()
