@@ -314,11 +314,8 @@ final class XMLStreamParser {
                 return
             case .start:
                 last = .brokenStart
-                brokenElements += 1
-                stack[stack.count - 1] = true
-                openDelivered -= 1
                 handler.problem(line: lineOffset + Int(error.line), reason: message, inElement: true)
-                handler.endElement()
+                takeBackOpenElement()
                 return
             case .other:
                 break

@@ -24,7 +24,7 @@ public enum FileContent: Sendable {
     public var sampleCount: Int {
         switch self {
         case .healthd(let batch): return batch.sampleCount
-        case .hae(let body): return body.metricSampleCount + body.repeatedSamples + body.workouts.count + body.quarantined.count
+        case .hae(let body): return body.sampleCount
         }
     }
 }

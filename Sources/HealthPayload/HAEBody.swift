@@ -80,6 +80,8 @@ public struct HAEBody: Sendable {
     public var metricSampleCount: Int { samples.count }
     /// Metric samples left out as earlier copies of a uuid the body repeats (duplicates).
     public private(set) var repeatedSamples = 0
+    /// Every sample the body made: metric samples (repeats included), workouts, quarantined.
+    public var sampleCount: Int { samples.count + repeatedSamples + workouts.count + quarantined.count }
     /// Items of the other arrays, kept verbatim (`recordsJSON`).
     public var recordCount: Int { records.count }
 

@@ -74,7 +74,7 @@ public enum HAEStore {
         }
         counts.samples.quarantined = body.quarantined.count
         counts.samples.duplicates += body.repeatedSamples
-        counts.samples.samples = body.metricSampleCount + body.repeatedSamples + body.workouts.count + body.quarantined.count
+        counts.samples.samples = body.sampleCount
         try recordDelivery(body, counts.samples, person: person, file: file, export: export, bodySHA256: bodySHA256,
                            holdingCredential: holdingCredential, receivedAt: receivedAt, on: connection)
         return counts

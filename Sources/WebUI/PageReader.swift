@@ -24,7 +24,7 @@ struct PageReader {
             let range: [(any PostgresBindable)?] = [person, first.text, last.text]
             (page.summary, page.sleep) = try days(range)
             page.winners = try winners(range)
-            page.workouts = try workouts(range + (page.timeZone.map { [$0] } ?? []), timeZone: page.timeZone)
+            page.workouts = try workouts(range, timeZone: page.timeZone)
             page.healthKit = try healthKit(range)
             page.leftOut = try leftOut(person: person)
             page.sourceNames = try sourceNames(person: person)
@@ -142,7 +142,7 @@ struct PageReader {
             FROM health.workouts w \(written)
             WHERE w.person = $1 AND w.day BETWEEN $2::date AND $3::date
             ORDER BY w.start_at DESC, w.uuid
-            """, range).compactMap { row in
+            """, range + (timeZone.map { [$0] } ?? [])).compactMap { row in
             guard let day = LocalDay(try row.decode(1)) else { return nil }
             return WorkoutRow(uuid: try row.decode(0), day: day, startTime: try row.decode(2), name: try row.decode(3),
                               durationSeconds: try row.decodeIfPresent(4), distanceMeters: try row.decodeIfPresent(5),
